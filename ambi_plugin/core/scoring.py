@@ -1,0 +1,266 @@
+"""Per-item scoring and aggregation, harness-neutral.
+
+``score_item(record, response)`` turns one model response into an *item score*: a plain dict
+that says whether the answer parsed, whether it is right, and what each metric of the task type
+needs. ``aggregate(metric, items)`` reduces a list of item scores to one number. The harness
+adapters (lmms-eval, VLMEvalKit) only call these two functions, so a metric exists once.
+
+Metric names (see ``METRICS_BY_TYPE``):
+
+========================  =====================================================================
+``acc``                   fraction of items answered correctly (unparseable = wrong)
+``acc_<view>``            per-view accuracy of open answers (``acc_near``, ``acc_upright`` ...)
+``exact_match``           multi-label choice: the set of letters equals the gold set
+``fp_ratio``              FP / (FP + FN), True (or Yes) as positive; NaN when FP + FN = 0
+``ap50``                  AP at IoU 0.5 (COCO 101-point interpolation, output order as rank)
+``ap50_single``           ``ap50`` over images with one ground-truth object
+``ap50_combined``         ``ap50`` over images with several ground-truth objects
+``hit_rate``              images whose every ground-truth box is found at IoU > 0.5
+``desc_score``            mean 0/1/2 description score
+``human_like_rate``       illusion items answered as humans perceive them
+``no_illusion_rate``      illusion items answered by the pixel values
+``na_rate``               illusion items answered neither way
+``control_acc``           accuracy on the no-illusion control items
+``unparsed_rate``         fraction of responses no parser could read
+========================  =====================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ambi_plugin.core import metrics as M
+from ambi_plugin.core.matching import Matcher, OfflineMatcher
+from ambi_plugin.core.parsing import parse_answer
+from ambi_plugin.core.schema import DEFAULT_FORMAT
+
+METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
+    "choice": ("acc", "unparsed_rate"),
+    "multi_choice": ("exact_match", "unparsed_rate"),
+    "true_false": ("acc", "fp_ratio", "unparsed_rate"),
+    "yes_no": ("acc", "fp_ratio", "unparsed_rate"),
+    "open": ("acc", "unparsed_rate"),  # + acc_<view> for each view name
+    "region": ("acc", "unparsed_rate"),  # + acc_<view>
+    "localization": ("ap50", "ap50_single", "ap50_combined", "hit_rate", "unparsed_rate"),
+    "description": ("desc_score", "unparsed_rate"),
+    "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate"),
+}
+
+HIGHER_IS_BETTER: dict[str, bool] = {
+    "acc": True,
+    "exact_match": True,
+    "fp_ratio": False,  # diagnostic: a bias indicator rather than a score
+    "ap50": True,
+    "ap50_single": True,
+    "ap50_combined": True,
+    "hit_rate": True,
+    "desc_score": True,
+    "human_like_rate": True,
+    "no_illusion_rate": True,
+    "na_rate": False,
+    "control_acc": True,
+    "unparsed_rate": False,
+}
+
+_default_matcher: Matcher | None = None
+
+
+def default_matcher() -> Matcher:
+    """The offline matcher, built once per process (it loads the shipped lexicon)."""
+    global _default_matcher
+    if _default_matcher is None:
+        _default_matcher = OfflineMatcher()
+    return _default_matcher
+
+
+def answer_format(record: dict) -> str:
+    return record.get("answer_format") or DEFAULT_FORMAT[record["task_type"]]
+
+
+def metric_names(record: dict) -> list[str]:
+    """The metric names an item of this record's task type reports (open types add one per view)."""
+    names = list(METRICS_BY_TYPE[record["task_type"]])
+    if record["task_type"] in ("open", "region") and record.get("views_positional", True):
+        views = record.get("views") or []
+        if len(views) > 1:
+            names[1:1] = [f"acc_{v.get('name') or i}" for i, v in enumerate(views)]
+    return names
+
+
+def _parse(record: dict, response: Any):
+    fmt = answer_format(record)
+    kw: dict[str, Any] = {}
+    if fmt in ("letter", "roman"):
+        kw = {"n_options": len(record["options"]), "style": record.get("option_style") or fmt, "options": record["options"]}
+    elif fmt == "letter_set":
+        kw = {"n_options": len(record["options"]), "none_index": record.get("none_index")}
+    return parse_answer(response, fmt, **kw)
+
+
+def _split_views(record: dict, parsed_value: Any, fmt: str) -> list[list[str]]:
+    """Prediction terms per position: comma lists and layers are positional, an object is one view."""
+    if fmt == "layers":
+        return [list(layer) for layer in parsed_value]
+    if fmt == "object":
+        return [[parsed_value]]
+    if fmt == "comma_list":
+        return [[item] for item in parsed_value]
+    return [[str(parsed_value)]]
+
+
+def _score_open(record: dict, parsed, matcher: Matcher) -> dict:
+    views = record["views"]
+    names = [v.get("name") or str(i) for i, v in enumerate(views)]
+    if not parsed.ok:
+        return {"correct": False, "views": dict.fromkeys(names, False)}
+    fmt = answer_format(record)
+    segments = _split_views(record, parsed.value, fmt)
+    if record.get("views_positional", True) and len(views) > 1:
+        per_view = {}
+        for i, (name, view) in enumerate(zip(names, views)):
+            predicted = segments[i] if i < len(segments) else []
+            per_view[name] = bool(predicted) and matcher.match_terms(list(view["labels"]), predicted)
+        return {"correct": all(per_view.values()), "views": per_view}
+    gold = [label for v in views for label in v["labels"]]
+    predicted = [term for seg in segments for term in seg]
+    ok = matcher.match_terms(gold, predicted)
+    return {"correct": ok, "views": dict.fromkeys(names, ok)}
+
+
+def _score_description(record: dict, parsed) -> dict:
+    """Offline 0/1/2 score: 0 if a conflict term appears, else 2 if every key term does, 1 if some do.
+
+    This is the offline stand-in for the IllusionBench judge prompt (0 = conflicts with the golden
+    description, 1 = partially consistent, 2 = consistent); LLM judges replace it when configured.
+    """
+    if not parsed.ok:
+        return {"score": 0.0, "correct": False}
+    text = " " + " ".join(str(parsed.value).lower().split()) + " "
+    for phrase in record.get("conflict_terms") or []:
+        if any(alt.strip() and alt.strip().lower() in text for alt in phrase.split("|")):
+            return {"score": 0.0, "correct": False}
+    keys = record.get("key_terms") or []
+    if not keys:
+        return {"score": 2.0, "correct": True}
+    hits = sum(any(alt.strip() and alt.strip().lower() in text for alt in k.split("|")) for k in keys)
+    score = 2.0 if hits == len(keys) else (1.0 if hits else 0.0)
+    return {"score": score, "correct": score == 2.0}
+
+
+def score_item(record: dict, response: Any, *, matcher: Matcher | None = None) -> dict:
+    """Score one response against its record. Never raises on the response."""
+    ttype = record["task_type"]
+    parsed = _parse(record, response)
+    item: dict[str, Any] = {
+        "id": record.get("id"),
+        "task_type": ttype,
+        "parsed": bool(parsed.ok),
+        "parse_reason": parsed.reason,
+        "breakdown": record.get("breakdown") or {},
+    }
+    value = parsed.value if parsed.ok else None
+    if ttype == "choice":
+        item["pred"] = value
+        item["correct"] = value is not None and value == record["answer_index"]
+    elif ttype == "multi_choice":
+        item["pred"] = sorted(value) if value is not None else None
+        item["correct"] = M.exact_set_match(value, record["answer_indices"] or [record.get("none_index")])
+    elif ttype in ("true_false", "yes_no"):
+        item["pred_bool"] = value
+        item["gold_bool"] = bool(record["answer_bool"])
+        item["correct"] = value is not None and value == item["gold_bool"]
+    elif ttype in ("open", "region"):
+        item.update(_score_open(record, parsed, matcher or default_matcher()))
+    elif ttype == "localization":
+        pred = [list(b) for b in value] if value is not None else []
+        gold = [list(b["box"]) for b in record["boxes"]]
+        item["pred_boxes"] = pred
+        item["gold_boxes"] = gold
+        item["group"] = "single" if len(gold) == 1 else "combined"
+        for b in record["boxes"]:
+            if b.get("group"):
+                item["group"] = b["group"]
+                break
+        item["hit"] = bool(parsed.ok) and M.image_hit(pred, gold)
+        item["correct"] = item["hit"]
+    elif ttype == "description":
+        item.update(_score_description(record, parsed))
+    elif ttype == "perception":
+        pred = value if (value is not None and value >= 0) else None
+        item["pred"] = value
+        item["is_illusion"] = bool(record["is_illusion"])
+        item["outcome"] = (
+            "unparsed"
+            if not parsed.ok
+            else M.perception_outcome(pred, record["pixel_answer_index"], record["human_answer_index"], item["is_illusion"])
+        )
+        item["correct"] = pred is not None and pred == record["answer_index"]
+    else:  # pragma: no cover - validate_record rejects unknown types
+        raise ValueError(f"unknown task_type {ttype!r}")
+    return item
+
+
+# ----------------------------------------------------------------------------- aggregation
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values) / len(values)) if values else math.nan
+
+
+def _acc(items: list[dict]) -> float:
+    return _mean([1.0 if it.get("correct") else 0.0 for it in items])
+
+
+def _unparsed(items: list[dict]) -> float:
+    return _mean([0.0 if it.get("parsed") else 1.0 for it in items])
+
+
+def _fp_ratio(items: list[dict]) -> float:
+    return M.fp_ratio([it.get("pred_bool") for it in items], [it["gold_bool"] for it in items])
+
+
+def _ap(items: list[dict]) -> float:
+    if not items:
+        return math.nan
+    return M.average_precision([it["pred_boxes"] for it in items], [it["gold_boxes"] for it in items])
+
+
+def _outcome_rate(outcome: str) -> Callable[[list[dict]], float]:
+    def rate(items: list[dict]) -> float:
+        ill = [it for it in items if it.get("is_illusion")]
+        return _mean([1.0 if it["outcome"] == outcome else 0.0 for it in ill])
+
+    return rate
+
+
+def _control_acc(items: list[dict]) -> float:
+    return _mean([1.0 if it["outcome"] == "accurate" else 0.0 for it in items if not it.get("is_illusion")])
+
+
+AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
+    "acc": _acc,
+    "exact_match": _acc,
+    "unparsed_rate": _unparsed,
+    "fp_ratio": _fp_ratio,
+    "ap50": _ap,
+    "ap50_single": lambda items: _ap([it for it in items if it.get("group") == "single"]),
+    "ap50_combined": lambda items: _ap([it for it in items if it.get("group") == "combined"]),
+    "hit_rate": lambda items: _mean([1.0 if it.get("hit") else 0.0 for it in items]),
+    "desc_score": lambda items: _mean([float(it["score"]) for it in items]),
+    "human_like_rate": _outcome_rate("human_like"),
+    "no_illusion_rate": _outcome_rate("no_illusion"),
+    "na_rate": _outcome_rate("na"),
+    "control_acc": _control_acc,
+}
+
+
+def aggregate(metric: str, items: list[dict]) -> float:
+    """Reduce item scores to one number for ``metric`` (``acc_<view>`` works for any view name)."""
+    if metric in AGGREGATIONS:
+        return float(AGGREGATIONS[metric](items))
+    if metric.startswith("acc_"):
+        view = metric[4:]
+        return _mean([1.0 if (it.get("views") or {}).get(view) else 0.0 for it in items if view in (it.get("views") or {})])
+    raise KeyError(f"Expected a metric in ({', '.join(sorted(AGGREGATIONS))}, acc_<view>) but got {metric!r}")

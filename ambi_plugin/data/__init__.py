@@ -1,0 +1,1 @@
+"""Datasets of ambi-plugin: loaders for the released benchmarks and the embedded synthetic suite."""

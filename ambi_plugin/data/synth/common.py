@@ -1,0 +1,126 @@
+"""Shared pieces of the synthetic suite: version, stable seeding, record skeletons and image output.
+
+Every random choice of the suite comes from a :class:`numpy.random.Generator` seeded from a SHA-256
+digest of ``(seed, family, key)``, never from Python's salted ``hash()``, so a build is reproducible
+across processes and machines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+SYNTH_VERSION = "1"
+BENCHMARK = "ambi_synth"
+SOURCE = f"ambi_synth v{SYNTH_VERSION}"
+TASK_PREFIX = "ambi_synth_"
+
+GREEN_RGB = (0, 255, 0)
+GREEN_WIDTH = 3
+
+
+def stable_seed(*keys: object) -> int:
+    """A 64-bit seed derived from ``keys`` through SHA-256 (stable across runs and platforms)."""
+    text = "\x1f".join(str(k) for k in keys)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+
+
+def item_rng(seed: int, family: str, index: int | str) -> np.random.Generator:
+    """The generator of one item (``index``) of one family of images."""
+    return np.random.default_rng(stable_seed(seed, family, index))
+
+
+def plan_rng(seed: int, family: str) -> np.random.Generator:
+    """The generator of a family's suite-level plan (answer balancing, category cycling)."""
+    return np.random.default_rng(stable_seed(seed, family, "plan"))
+
+
+@dataclass
+class BuildContext:
+    """Where a family writes its images, and the suite-level parameters."""
+
+    out_dir: Path
+    seed: int
+    n: int
+    tick: Callable[[], None] = field(default=lambda: None)
+
+    def save_image(self, image: Image.Image | np.ndarray, stem: str, index: int) -> str:
+        """Save an RGB image as ``images/<stem>_<index>.png``; return that path relative to the suite."""
+        rel = f"images/{stem}_{index:04d}.png"
+        path = self.out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(image, np.ndarray):
+            image = Image.fromarray(np.ascontiguousarray(image, dtype=np.uint8), "RGB")
+        image.convert("RGB").save(path, format="PNG")
+        return rel
+
+    def rng(self, family: str, index: int | str) -> np.random.Generator:
+        return item_rng(self.seed, family, index)
+
+    def plan(self, family: str) -> np.random.Generator:
+        return plan_rng(self.seed, family)
+
+
+def record_id(task: str, index: int) -> str:
+    """``ambi_synth_contrast_pixel``, 3 -> ``contrast_pixel_0003``."""
+    short = task[len(TASK_PREFIX) :] if task.startswith(TASK_PREFIX) else task
+    return f"{short}_{index:04d}"
+
+
+def base_record(
+    task: str,
+    index: int,
+    *,
+    category: str,
+    task_type: str,
+    answer_format: str,
+    image: str,
+    breakdown: dict[str, str],
+    question: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The fields every synthetic record shares, plus ``extra`` task-specific ones."""
+    rec: dict[str, Any] = {
+        "id": record_id(task, index),
+        "benchmark": BENCHMARK,
+        "category": category,
+        "task_type": task_type,
+        "answer_format": answer_format,
+        "image": image,
+        "breakdown": {str(k): str(v) for k, v in breakdown.items()},
+        "source": SOURCE,
+    }
+    if question is not None:
+        rec["question"] = question
+    rec.update(extra)
+    return rec
+
+
+def balanced_bools(rng: np.random.Generator, n: int) -> list[bool]:
+    """``n`` booleans, half True (the extra one True when ``n`` is odd), in a seeded random order."""
+    values = [i % 2 == 0 for i in range(n)]
+    order = rng.permutation(n)
+    return [values[int(j)] for j in order]
+
+
+def shuffle_options(rng: np.random.Generator, options: Sequence[str], correct: int) -> tuple[list[str], int]:
+    """Shuffle ``options``; return them with the new index of the option that was at ``correct``."""
+    order = [int(j) for j in rng.permutation(len(options))]
+    return [options[j] for j in order], order.index(correct)
+
+
+def cycle_plan(rng: np.random.Generator, values: Sequence[str], n: int) -> list[str]:
+    """``n`` values that cycle through ``values`` as evenly as possible, in a seeded random order."""
+    base = [values[i % len(values)] for i in range(n)]
+    order = rng.permutation(n)
+    return [base[int(j)] for j in order]
+
+
+def rgb_list(color: Sequence[int]) -> list[int]:
+    return [int(c) for c in color]

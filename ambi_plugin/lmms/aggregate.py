@@ -1,0 +1,30 @@
+"""Aggregation functions for task YAMLs: ``!function ambi_plugin.lmms.aggregate.<metric>``.
+
+Each name is a metric of :mod:`ambi_plugin.core.scoring` (``acc``, ``fp_ratio``, ``ap50``,
+``acc_near`` ...); the function reduces the item scores ``process_results`` produced.
+Any ``acc_<view>`` name works, so a new open-answer category needs no code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ambi_plugin.core.scoring import AGGREGATIONS, aggregate
+
+
+def _make(metric: str) -> Callable[[list], float]:
+    def agg(items: list) -> float:
+        return aggregate(metric, list(items))
+
+    agg.__name__ = metric
+    agg.__qualname__ = metric
+    agg.__doc__ = f"Aggregate item scores into '{metric}'."
+    return agg
+
+
+def __getattr__(name: str) -> Callable[[list], float]:
+    if name in AGGREGATIONS or (name.startswith("acc_") and len(name) > 4):
+        fn = _make(name)
+        globals()[name] = fn
+        return fn
+    raise AttributeError(f"module {__name__!r} has no aggregation {name!r}; known: {', '.join(sorted(AGGREGATIONS))}, acc_<view>")

@@ -1,0 +1,113 @@
+"""Make lmms-eval find our tasks, datasets and models without flags.
+
+lmms-eval 0.7 has no entry point for tasks; its only entry-point group is ``lmms_eval.models``,
+loaded whenever ``lmms_eval.models`` is imported, which every evaluation run does before it
+builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) therefore
+
+1. returns the manifests of our plugin models (``ambi_replay``), and
+2. as a side effect installs two small wrappers (idempotent, never raising):
+
+   * ``TaskManager.initialize_tasks`` gets our ``task_yamls/`` folder appended to its include paths,
+     so ``lmms-eval --tasks ambi_synth_all`` works in a fresh process, under ``python -m lmms_eval``
+     and ``accelerate launch -m lmms_eval`` alike; ``--include_path "$(ambi tasks-path)"`` keeps working.
+   * ``ConfigurableTask.download`` resolves ``dataset_path: ambi://...`` (see
+     :mod:`ambi_plugin.lmms.datasets`) to a local JSONL and then runs lmms-eval's own loader.
+
+Both wrapped methods are internals, not a public contract: the package pins
+``lmms-eval>=0.7,<0.8`` and tests these hooks against the installed version.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+
+log = logging.getLogger("ambi_plugin")
+
+_MARK = "__ambi_plugin_wrapped__"
+REPLAY_MODEL = "ambi_replay"
+
+
+def _tasks_path() -> str:
+    from ambi_plugin.paths import tasks_dir
+
+    return str(tasks_dir())
+
+
+def _with_our_path(include_path):
+    ours = _tasks_path()
+    if include_path is None:
+        return [ours]
+    paths = [include_path] if isinstance(include_path, str) else list(include_path)
+    norm = {os.path.realpath(p) for p in paths}
+    if os.path.realpath(ours) not in norm:
+        paths.append(ours)
+    return paths
+
+
+def _patch_task_manager() -> None:
+    from lmms_eval.tasks import TaskManager
+
+    original = TaskManager.initialize_tasks
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def initialize_tasks(self, include_path=None, include_defaults=True):
+        return original(self, include_path=_with_our_path(include_path), include_defaults=include_defaults)
+
+    setattr(initialize_tasks, _MARK, True)
+    TaskManager.initialize_tasks = initialize_tasks
+
+
+def _patch_download() -> None:
+    from lmms_eval.api.task import ConfigurableTask
+
+    original = ConfigurableTask.download
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def download(self, dataset_kwargs=None, *args, **kwargs):
+        path = getattr(self, "DATASET_PATH", None)
+        if isinstance(path, str) and path.startswith("ambi://"):
+            from ambi_plugin.lmms.datasets import resolve_jsonl
+
+            split = self.config.test_split or "test"
+            jsonl = resolve_jsonl(path, self.DATASET_NAME or "")
+            self.DATASET_PATH = "json"
+            self.DATASET_NAME = None
+            dataset_kwargs = {"data_files": {split: str(jsonl)}}
+        return original(self, dataset_kwargs, *args, **kwargs)
+
+    setattr(download, _MARK, True)
+    ConfigurableTask.download = download
+
+
+def install_hooks() -> bool:
+    """Install the task-discovery and dataset hooks. Returns True on success; never raises."""
+    ok = True
+    for patch in (_patch_task_manager, _patch_download):
+        try:
+            patch()
+        except Exception as exc:  # noqa: BLE001 - an entry point must never raise
+            ok = False
+            log.warning("ambi-plugin: could not install %s (%s: %s)", patch.__name__, type(exc).__name__, exc)
+    return ok
+
+
+def model_manifests() -> list:
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    return [ModelManifest(model_id=REPLAY_MODEL, simple_class_path="ambi_plugin.lmms.replay.AmbiReplay")]
+
+
+def lmms_eval_entry_point() -> list:
+    """Entry point of group ``lmms_eval.models``: our model manifests; installs the hooks."""
+    install_hooks()
+    try:
+        return model_manifests()
+    except Exception as exc:  # noqa: BLE001 - an entry point must never raise
+        log.warning("ambi-plugin: could not register models (%s: %s)", type(exc).__name__, exc)
+        return []

@@ -1,0 +1,153 @@
+"""The functions our task YAMLs point to. Thin: all parsing and scoring lives in ``core``.
+
+A task YAML names these with full dotted paths (``!function ambi_plugin.lmms.hooks.doc_to_text``)
+so the module is imported once. A doc is one harness row (see :mod:`ambi_plugin.lmms.datasets`):
+its ``record`` column holds the full record as JSON; a doc without it is taken as the record.
+
+Prompt templates come from ``lmms_eval_specific_kwargs`` (``default`` or the model's own entry):
+
+* ``prompt``: a ``str.format`` template; fields: ``{question}``, ``{options}`` (one option per line),
+  ``{options_inline}`` (on one line), ``{choices}`` (AmbiBench's ``A: x, B: y``), ``{width}``,
+  ``{height}`` (of the first image), and every key of the record's ``prompt_vars``.
+* ``option_case``: ``"upper"`` / ``"lower"`` forces the case of option labels (RCID writes I, II,
+  III; IllusionBench i., ii.); by default the record's ``option_style`` decides.
+* ``pre_prompt`` / ``post_prompt``: text put before / after the filled template.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from functools import lru_cache
+from typing import Any
+
+from ambi_plugin.core.answers import gold_response
+from ambi_plugin.core.parsing import option_label
+from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+
+
+class PromptError(ValueError):
+    """A prompt template needs a field the record does not have."""
+
+
+@lru_cache(maxsize=4096)
+def _loads(raw: str) -> dict:
+    return json.loads(raw)
+
+
+def record_of(doc: dict) -> dict:
+    raw = doc.get("record") if isinstance(doc, dict) else None
+    if isinstance(raw, str):
+        return _loads(raw)
+    return doc
+
+
+def _images(rec: dict) -> list[str]:
+    img = rec.get("image")
+    if img is None:
+        return []
+    return [img] if isinstance(img, str) else list(img)
+
+
+def load_image(path: Any, *, rid: Any = None):
+    """Open an image as RGB; a missing or unreadable file names the record and the field."""
+    from PIL import Image
+
+    if hasattr(path, "convert"):  # already a PIL image (Hub datasets with an Image column)
+        return path.convert("RGB")
+    try:
+        with Image.open(path) as im:
+            return im.convert("RGB")
+    except Exception as exc:  # noqa: BLE001 - re-raised with context
+        raise OSError(f"record id={rid!r}, field 'image': cannot read {path!r} ({type(exc).__name__}: {exc})") from None
+
+
+def doc_to_visual(doc: dict) -> list:
+    rec = record_of(doc)
+    if rec.get("video"):
+        return [rec["video"]]
+    return [load_image(p, rid=rec.get("id")) for p in _images(rec)]
+
+
+def _label(i: int, style: str, case: str | None) -> str:
+    lab = option_label(i, style)
+    if case == "upper":
+        return lab.upper()
+    if case == "lower":
+        return lab.lower()
+    return lab
+
+
+def prompt_fields(rec: dict, kwargs: dict | None = None) -> dict[str, str]:
+    kwargs = kwargs or {}
+    fields: dict[str, str] = {"question": rec.get("question") or ""}
+    opts = rec.get("options")
+    if opts:
+        style = rec.get("option_style") or "letter"
+        case = kwargs.get("option_case")
+        labels = [_label(i, style, case) for i in range(len(opts))]
+        fields["options"] = "\n".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
+        fields["options_inline"] = " ".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
+        fields["choices"] = ", ".join(f"{lab}: {o}" for lab, o in zip(labels, opts))
+    imgs = _images(rec)
+    if imgs:
+        from PIL import Image
+
+        try:
+            with Image.open(imgs[0]) as im:
+                fields["width"], fields["height"] = str(im.width), str(im.height)
+        except Exception:  # noqa: BLE001 - the visual hook reports unreadable images
+            pass
+    for key, val in (rec.get("prompt_vars") or {}).items():
+        fields[key] = str(val)
+    return fields
+
+
+def build_prompt(rec: dict, kwargs: dict | None = None) -> str:
+    kwargs = kwargs or {}
+    template = kwargs.get("prompt", "{question}")
+    fields = prompt_fields(rec, kwargs)
+    needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    missing = sorted(needed - fields.keys())
+    if missing:
+        raise PromptError(
+            f"record id={rec.get('id')!r}: the prompt template needs {', '.join(missing)}, "
+            f"which the record does not provide (available: {', '.join(sorted(fields))})"
+        )
+    text = template.format(**fields)
+    return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"
+
+
+def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    return build_prompt(record_of(doc), lmms_eval_specific_kwargs)
+
+
+def doc_to_target(doc: dict) -> str:
+    return gold_response(record_of(doc))
+
+
+def process_results(doc: dict, results: list) -> dict:
+    """Score one response; every metric of the task type gets the same item score to aggregate."""
+    rec = record_of(doc)
+    response = results[0] if results else ""
+    if not isinstance(response, str):  # chat backends may return result objects
+        response = getattr(response, "text", None) or str(response)
+    item = score_item(rec, response)
+    item["response"] = response
+    return dict.fromkeys(metric_names(rec), item)
+
+
+def expected_metrics(doc: dict) -> list[str]:
+    """The metric names :func:`process_results` returns for this doc (used to validate YAMLs)."""
+    return metric_names(record_of(doc))
+
+
+__all__ = [
+    "aggregate",
+    "doc_to_target",
+    "doc_to_text",
+    "doc_to_visual",
+    "expected_metrics",
+    "process_results",
+    "record_of",
+]

@@ -1,0 +1,40 @@
+"""Where the shipped resources (task YAMLs, dataset cards) and the caches live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_PKG = Path(__file__).resolve().parent
+
+
+def _resource_dir(name: str) -> Path:
+    """Inside a wheel: ``ambi_plugin/_resources/<name>``; in a checkout: ``<repo>/<name>``."""
+    shipped = _PKG / "_resources" / name
+    if shipped.is_dir():
+        return shipped
+    checkout = _PKG.parent / name
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(
+        f"ambi-plugin resource folder '{name}' was found neither at {shipped} nor at {checkout}; "
+        "reinstall the package (pip install ambi-plugin) or run from a full checkout."
+    )
+
+
+def tasks_dir() -> Path:
+    """The folder lmms-eval must index to find every ambi-plugin task and group."""
+    return _resource_dir("task_yamls")
+
+
+def cards_dir() -> Path:
+    return _resource_dir("hf_dataset_cards")
+
+
+def cache_dir() -> Path:
+    """Root of ambi-plugin's caches: ``$AMBI_CACHE``, else ``$XDG_CACHE_HOME/ambi_plugin``."""
+    env = os.environ.get("AMBI_CACHE")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ambi_plugin"

@@ -1,0 +1,49 @@
+"""Read lmms-eval results JSON files and print paper-ready tables."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+
+def find_results_json(path: Path) -> Path:
+    """A results JSON itself, or the newest ``*_results.json`` below an lmms-eval output folder."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    found = sorted(path.rglob("*results*.json"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise FileNotFoundError(f"no lmms-eval results JSON below {path}")
+    return found[-1]
+
+
+def task_metrics(results: dict) -> dict[str, dict[str, float]]:
+    """{task: {metric: value}} from an lmms-eval results JSON, filter suffix and stderr dropped."""
+    out: dict[str, dict[str, float]] = {}
+    for task, vals in (results.get("results") or {}).items():
+        row = {}
+        for key, val in vals.items():
+            if "," not in key or "_stderr" in key:
+                continue
+            metric = key.split(",", 1)[0]
+            if isinstance(val, (int, float)):
+                row[metric] = float(val)
+        if row:
+            out[task] = row
+    return out
+
+
+def _fmt(v: float) -> str:
+    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+
+
+def format_results_table(results: dict) -> str:
+    """A Markdown table: one row per task and metric."""
+    rows = [("task", "metric", "value")]
+    for task, metrics in sorted(task_metrics(results).items()):
+        for metric, val in metrics.items():
+            rows.append((task, metric, _fmt(val)))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)

@@ -1,0 +1,34 @@
+"""Shared fixtures. Every test runs offline, with its caches in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# One cache per test session (per xdist worker), shared with the lmms-eval subprocesses.
+if "AMBI_CACHE" not in os.environ:
+    os.environ["AMBI_CACHE"] = tempfile.mkdtemp(prefix="ambi-test-cache-")
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture
+def offline_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    return env
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    path = SHARED / "data"
+    if not path.is_dir():
+        pytest.skip(f"../shared/data is absent (looked in {path}); it holds the real public test data")
+    return path
