@@ -26,7 +26,9 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     idx = index()
     rows = [("name", "kind", "benchmark", "category", "task type")]
     for info in sorted(idx.values(), key=lambda i: (i.kind != "group", i.benchmark, i.name)):
-        rows.append((info.name, info.kind, info.benchmark, info.category or "-", info.task_type or f"{len(info.members)} tasks"))
+        rows.append(
+            (info.name, info.kind, info.benchmark, info.category or "-", info.task_type or f"{len(info.members)} tasks")
+        )
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for r in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
@@ -46,7 +48,12 @@ def _cmd_make_tiny_model(args: argparse.Namespace) -> int:
     from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
     out = make_tiny_qwen2_5_vl(Path(args.dir), seed=args.seed)
+    from ambi_plugin.demo import TINY_MODEL_ARGS
+
     print(f"wrote a RANDOM-WEIGHT tiny Qwen2.5-VL to {out} (it proves the pipeline, not a score)")
+    print(
+        f"use it with: lmms-eval --model qwen2_5_vl --model_args pretrained={out},{TINY_MODEL_ARGS} --batch_size 1 ..."
+    )
     return 0
 
 
@@ -94,13 +101,22 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
 
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
-    "demo": ("run the offline demo: lmms-eval on ambi_synth_all with a tiny random model, then print the table", _cmd_demo),
+    "demo": (
+        "run the offline demo: lmms-eval on ambi_synth_all with a tiny random model, then print the table",
+        _cmd_demo,
+    ),
     "tasks": ("list our tasks and groups with benchmark, category and task type", _cmd_tasks),
     "tasks-path": ("print the folder of our task YAMLs (for lmms-eval --include_path)", _cmd_tasks_path),
     "synth": ("build the procedurally generated suite (exact ground truth) into a folder", _cmd_synth),
-    "make-tiny-model": ("write a tiny RANDOM-WEIGHT Qwen2.5-VL that lmms-eval's qwen2_5_vl loads on CPU", _cmd_make_tiny_model),
+    "make-tiny-model": (
+        "write a tiny RANDOM-WEIGHT Qwen2.5-VL that lmms-eval's qwen2_5_vl loads on CPU",
+        _cmd_make_tiny_model,
+    ),
     "replay-file": ("write gold / wrong / garbage responses for tasks, for the ambi_replay model", _cmd_replay_file),
-    "validate-tasks": ("check every task YAML: lmms-eval's own loader, name clashes, metric lists", _cmd_validate_tasks),
+    "validate-tasks": (
+        "check every task YAML: lmms-eval's own loader, name clashes, metric lists",
+        _cmd_validate_tasks,
+    ),
     "results": ("print the table of an lmms-eval results JSON (a file or an output folder)", _cmd_results_table),
     "lmms-eval": ("run lmms-eval's CLI with our hooks installed (also covers 'tasks list')", _cmd_lmms_eval),
 }
@@ -122,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     p["replay-file"].add_argument("--out", required=True, help="JSONL file to write")
     p["replay-file"].add_argument("--tasks", default="ambi_synth_all", help="comma-separated tasks or groups of ours")
     p["replay-file"].add_argument("--mode", choices=("gold", "wrong", "garbage"), default="gold")
-    p["replay-file"].add_argument("--data-dir", default=None, help="read records from this folder instead of the synth suite")
+    p["replay-file"].add_argument(
+        "--data-dir", default=None, help="read records from this folder instead of the synth suite"
+    )
     p["validate-tasks"].add_argument("--no-load", action="store_true", help="skip building each task through lmms-eval")
     p["demo"].add_argument("--output", default=None, help="lmms-eval output folder (default: a folder in the cache)")
     p["demo"].add_argument("--limit", type=int, default=None, help="items per task (default: all)")

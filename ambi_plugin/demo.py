@@ -17,7 +17,7 @@ from pathlib import Path
 from ambi_plugin.paths import cache_dir
 
 # Small images keep the tiny model fast on CPU; 28x28 patches are Qwen2.5-VL's unit.
-TINY_MODEL_ARGS = "device=cpu,device_map=cpu,min_pixels=3136,max_pixels=12544,max_num_frames=2"
+TINY_MODEL_ARGS = "device=cpu,device_map=cpu,min_pixels=3136,max_pixels=12544"
 DEMO_GEN_KWARGS = "max_new_tokens=24"
 
 
@@ -30,10 +30,31 @@ def tiny_model_dir() -> Path:
     return out
 
 
-def lmms_eval_command(*, model: str, model_args: str, tasks: str, output: Path, limit: int | None = None,
-                      gen_kwargs: str | None = None, log_samples: bool = True) -> list[str]:
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", model, "--model_args", model_args, "--tasks", tasks,
-           "--batch_size", "1", "--output_path", str(output)]
+def lmms_eval_command(
+    *,
+    model: str,
+    model_args: str,
+    tasks: str,
+    output: Path,
+    limit: int | None = None,
+    gen_kwargs: str | None = None,
+    log_samples: bool = True,
+) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        model,
+        "--model_args",
+        model_args,
+        "--tasks",
+        tasks,
+        "--batch_size",
+        "1",
+        "--output_path",
+        str(output),
+    ]
     if limit is not None:
         cmd += ["--limit", str(limit)]
     if gen_kwargs:
@@ -45,8 +66,14 @@ def lmms_eval_command(*, model: str, model_args: str, tasks: str, output: Path, 
 
 def offline_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update({"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                "TOKENIZERS_PARALLELISM": "false"})
+    env.update(
+        {
+            "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+    )
     return env
 
 
@@ -58,16 +85,27 @@ def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     t0 = time.time()
     print("[1/3] synthetic suite:", ensure_suite(seed=0, n=DEFAULT_N), flush=True)
     model_dir = tiny_model_dir()
-    print(f"[2/3] tiny RANDOM-WEIGHT Qwen2.5-VL: {model_dir} (scores are meaningless; the run proves the pipeline)", flush=True)
+    print(
+        f"[2/3] tiny RANDOM-WEIGHT Qwen2.5-VL: {model_dir} (scores are meaningless; the run proves the pipeline)",
+        flush=True,
+    )
     output = output or (cache_dir() / "demo-results" / time.strftime("%Y%m%d-%H%M%S"))
-    cmd = lmms_eval_command(model="qwen2_5_vl", model_args=f"pretrained={model_dir},{TINY_MODEL_ARGS}",
-                            tasks="ambi_synth_all", output=output, limit=limit, gen_kwargs=DEMO_GEN_KWARGS)
+    cmd = lmms_eval_command(
+        model="qwen2_5_vl",
+        model_args=f"pretrained={model_dir},{TINY_MODEL_ARGS}",
+        tasks="ambi_synth_all",
+        output=output,
+        limit=limit,
+        gen_kwargs=DEMO_GEN_KWARGS,
+    )
     print("[3/3] running:", " ".join(cmd), flush=True)
     proc = subprocess.run(cmd, env=offline_env())
     try:
         path = find_results_json(output)
     except FileNotFoundError:
-        print(f"ambi demo: lmms-eval wrote no results (exit code {proc.returncode}); see its log above", file=sys.stderr)
+        print(
+            f"ambi demo: lmms-eval wrote no results (exit code {proc.returncode}); see its log above", file=sys.stderr
+        )
         return 1
     import json
 

@@ -72,7 +72,9 @@ def index(root: Path | None = None) -> dict[str, TaskInfo]:
         if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
             name = cfg["group"]
             members = [t if isinstance(t, str) else t.get("task", "") for t in cfg["task"]]
-            info = TaskInfo(name, "group", path, benchmark=str(meta.get("benchmark", path.parent.name)), members=members)
+            info = TaskInfo(
+                name, "group", path, benchmark=str(meta.get("benchmark", path.parent.name)), members=members
+            )
         elif "task" in cfg:
             name = cfg["task"]
             info = TaskInfo(

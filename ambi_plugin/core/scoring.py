@@ -93,7 +93,11 @@ def _parse(record: dict, response: Any):
     fmt = answer_format(record)
     kw: dict[str, Any] = {}
     if fmt in ("letter", "roman"):
-        kw = {"n_options": len(record["options"]), "style": record.get("option_style") or fmt, "options": record["options"]}
+        kw = {
+            "n_options": len(record["options"]),
+            "style": record.get("option_style") or fmt,
+            "options": record["options"],
+        }
     elif fmt == "letter_set":
         kw = {"n_options": len(record["options"]), "none_index": record.get("none_index")}
     return parse_answer(response, fmt, **kw)
@@ -188,15 +192,17 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None) -
     elif ttype == "description":
         item.update(_score_description(record, parsed))
     elif ttype == "perception":
-        pred = value if (value is not None and value >= 0) else None
+        # an out-of-range label (-1) parsed but matches neither answer: N/A on illusions, inaccurate on controls
         item["pred"] = value
         item["is_illusion"] = bool(record["is_illusion"])
         item["outcome"] = (
             "unparsed"
             if not parsed.ok
-            else M.perception_outcome(pred, record["pixel_answer_index"], record["human_answer_index"], item["is_illusion"])
+            else M.perception_outcome(
+                value, record["pixel_answer_index"], record["human_answer_index"], item["is_illusion"]
+            )
         )
-        item["correct"] = pred is not None and pred == record["answer_index"]
+        item["correct"] = value is not None and value == record["answer_index"]
     else:  # pragma: no cover - validate_record rejects unknown types
         raise ValueError(f"unknown task_type {ttype!r}")
     return item
@@ -262,5 +268,7 @@ def aggregate(metric: str, items: list[dict]) -> float:
         return float(AGGREGATIONS[metric](items))
     if metric.startswith("acc_"):
         view = metric[4:]
-        return _mean([1.0 if (it.get("views") or {}).get(view) else 0.0 for it in items if view in (it.get("views") or {})])
+        return _mean(
+            [1.0 if (it.get("views") or {}).get(view) else 0.0 for it in items if view in (it.get("views") or {})]
+        )
     raise KeyError(f"Expected a metric in ({', '.join(sorted(AGGREGATIONS))}, acc_<view>) but got {metric!r}")

@@ -27,4 +27,6 @@ def __getattr__(name: str) -> Callable[[list], float]:
         fn = _make(name)
         globals()[name] = fn
         return fn
-    raise AttributeError(f"module {__name__!r} has no aggregation {name!r}; known: {', '.join(sorted(AGGREGATIONS))}, acc_<view>")
+    raise AttributeError(
+        f"module {__name__!r} has no aggregation {name!r}; known: {', '.join(sorted(AGGREGATIONS))}, acc_<view>"
+    )

@@ -62,7 +62,9 @@ def source_root(dataset_path: str) -> Path:
         raise DatasetSpecError(f"not an ambi dataset path: {dataset_path!r}")
     source = dataset_path[len(SCHEME) :].strip("/")
     if source not in SOURCES:
-        raise DatasetSpecError(f"unknown dataset source {dataset_path!r}; expected one of: {', '.join(SCHEME + s for s in SOURCES)}")
+        raise DatasetSpecError(
+            f"unknown dataset source {dataset_path!r}; expected one of: {', '.join(SCHEME + s for s in SOURCES)}"
+        )
     return SOURCES[source]()
 
 
@@ -101,7 +103,9 @@ def resolve_jsonl(dataset_path: str, name: str) -> Path:
     src = root / f"{name}.jsonl"
     if not src.is_file():
         available = sorted(p.stem for p in root.glob("*.jsonl"))
-        raise DatasetSpecError(f"{dataset_path}: no records '{name}' in {root} (available: {', '.join(available) or 'none'})")
+        raise DatasetSpecError(
+            f"{dataset_path}: no records '{name}' in {root} (available: {', '.join(available) or 'none'})"
+        )
     digest = hashlib.sha256(src.read_bytes() + str(root.resolve()).encode()).hexdigest()[:16]
     out_dir = cache_dir() / "harness"
     out_dir.mkdir(parents=True, exist_ok=True)

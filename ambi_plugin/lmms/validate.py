@@ -50,7 +50,9 @@ def _check_loaded(name: str, task) -> list[str]:
     for doc in docs:
         got = expected_metrics(doc)
         if sorted(got) != sorted(declared):
-            problems.append(f"{name}: metric_list {declared} but process_results returns {got} (doc id {doc.get('id')})")
+            problems.append(
+                f"{name}: metric_list {declared} but process_results returns {got} (doc id {doc.get('id')})"
+            )
             break
         try:
             doc_to_text(doc, kwargs)

@@ -54,9 +54,7 @@ def test_invalid_json_line_named(tmp_path):
         read_records(path)
 
 
-@pytest.mark.parametrize(
-    "views", [[], [{"name": "near", "labels": []}], "shark"]
-)
+@pytest.mark.parametrize("views", [[], [{"name": "near", "labels": []}], "shark"])
 def test_views_must_have_labels(views):
     rec = {"id": "o", "benchmark": "b", "category": "c", "task_type": "open", "views": views}
     with pytest.raises(RecordError, match="views"):

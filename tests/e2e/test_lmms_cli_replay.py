@@ -26,13 +26,30 @@ SUITE = "ambi_synth_all"
 
 def run_lmms(tmp_path, env, predictions, tasks=SUITE, extra=()):
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "ambi_replay", "--model_args", f"predictions={predictions}",
-           "--tasks", tasks, "--batch_size", "1", "--output_path", str(out), "--log_samples", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "ambi_replay",
+        "--model_args",
+        f"predictions={predictions}",
+        "--tasks",
+        tasks,
+        "--batch_size",
+        "1",
+        "--output_path",
+        str(out),
+        "--log_samples",
+        *extra,
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     try:
         path = find_results_json(out)
     except FileNotFoundError:
-        pytest.fail(f"lmms-eval wrote no results JSON (rc={proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
+        pytest.fail(
+            f"lmms-eval wrote no results JSON (rc={proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
+        )
     return json.loads(path.read_text()), proc
 
 
@@ -110,8 +127,19 @@ def test_missing_prediction_names_task_and_id(tmp_path, offline_env):
     dropped = json.loads(lines[1])
     preds.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "ambi_replay", "--model_args", f"predictions={preds}",
-           "--tasks", task, "--output_path", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "ambi_replay",
+        "--model_args",
+        f"predictions={preds}",
+        "--tasks",
+        task,
+        "--output_path",
+        str(out),
+    ]
     proc = subprocess.run(cmd, env=offline_env, capture_output=True, text=True, timeout=600)
     log = proc.stdout + proc.stderr
     assert "no saved response" in log and dropped["id"] in log and task in log

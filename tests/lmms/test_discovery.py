@@ -72,7 +72,11 @@ def test_with_our_path_is_idempotent():
 
 def test_tasks_list_subcommand_through_wrapper(offline_env):
     ambi = shutil.which("ambi", path=offline_env.get("PATH")) or shutil.which("ambi")
-    cmd = [ambi, "lmms-eval", "tasks", "list"] if ambi else [sys.executable, "-m", "ambi_plugin.cli", "lmms-eval", "tasks", "list"]
+    cmd = (
+        [ambi, "lmms-eval", "tasks", "list"]
+        if ambi
+        else [sys.executable, "-m", "ambi_plugin.cli", "lmms-eval", "tasks", "list"]
+    )
     proc = subprocess.run(cmd, env=offline_env, capture_output=True, text=True, timeout=300)
     assert "ambi_synth_all" in proc.stdout, proc.stderr[-2000:]
 
@@ -83,8 +87,24 @@ def test_accelerate_launch_finds_tasks(tmp_path, offline_env):
     preds = tmp_path / "gold.jsonl"
     write_reference_predictions(preds, tasks=task, mode="gold")
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "1", "--cpu", "-m", "lmms_eval",
-           "--model", "ambi_replay", "--model_args", f"predictions={preds}", "--tasks", task, "--output_path", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--num_processes",
+        "1",
+        "--cpu",
+        "-m",
+        "lmms_eval",
+        "--model",
+        "ambi_replay",
+        "--model_args",
+        f"predictions={preds}",
+        "--tasks",
+        task,
+        "--output_path",
+        str(out),
+    ]
     proc = subprocess.run(cmd, env=offline_env, capture_output=True, text=True, timeout=600)
     try:
         results = json.loads(find_results_json(out).read_text())

@@ -24,8 +24,18 @@ def image(tmp_path):
 
 
 def test_prompt_fills_question_options_and_size(image):
-    rec = {"id": "a", "benchmark": "b", "category": "c", "task_type": "choice", "image": image, "question": "Which?",
-           "options": ["left", "right", "same"], "option_style": "roman", "answer_index": 2, "prompt_vars": {"object": "dog"}}
+    rec = {
+        "id": "a",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "choice",
+        "image": image,
+        "question": "Which?",
+        "options": ["left", "right", "same"],
+        "option_style": "roman",
+        "answer_index": 2,
+        "prompt_vars": {"object": "dog"},
+    }
     kw = {"prompt": "{question} {options_inline} | {width}x{height} {object}", "option_case": "upper"}
     assert hooks.doc_to_text(_doc(rec), kw) == "Which? I. left II. right III. same | 64x48 dog"
     assert hooks.doc_to_text(_doc(rec), {"prompt": "{options}"}) == "i. left\nii. right\niii. same"
@@ -46,19 +56,99 @@ def test_unreadable_image_names_record_and_field(tmp_path):
 
 
 RECORDS = [
-    {"id": "c", "benchmark": "b", "category": "c", "task_type": "choice", "options": ["a", "b", "c"], "option_style": "letter", "answer_index": 1},
-    {"id": "r", "benchmark": "b", "category": "c", "task_type": "choice", "options": ["a", "b", "c", "d"], "option_style": "roman", "answer_index": 3},
-    {"id": "m", "benchmark": "b", "category": "c", "task_type": "multi_choice", "options": ["x", "y", "z", "w", "None"], "answer_indices": [0, 2], "none_index": 4},
-    {"id": "n", "benchmark": "b", "category": "c", "task_type": "multi_choice", "options": ["x", "y", "z", "w", "None"], "answer_indices": [4], "none_index": 4},
+    {
+        "id": "c",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "choice",
+        "options": ["a", "b", "c"],
+        "option_style": "letter",
+        "answer_index": 1,
+    },
+    {
+        "id": "r",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "choice",
+        "options": ["a", "b", "c", "d"],
+        "option_style": "roman",
+        "answer_index": 3,
+    },
+    {
+        "id": "m",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "multi_choice",
+        "options": ["x", "y", "z", "w", "None"],
+        "answer_indices": [0, 2],
+        "none_index": 4,
+    },
+    {
+        "id": "n",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "multi_choice",
+        "options": ["x", "y", "z", "w", "None"],
+        "answer_indices": [4],
+        "none_index": 4,
+    },
     {"id": "t", "benchmark": "b", "category": "c", "task_type": "true_false", "answer_bool": False},
     {"id": "y", "benchmark": "b", "category": "c", "task_type": "yes_no", "answer_bool": True},
-    {"id": "h", "benchmark": "b", "category": "c", "task_type": "open", "views": [{"name": "near", "labels": ["circle"]}, {"name": "far", "labels": ["square|box"]}]},
-    {"id": "o", "benchmark": "b", "category": "c", "task_type": "open", "answer_format": "object", "views": [{"name": "object", "labels": ["star"]}]},
-    {"id": "l", "benchmark": "b", "category": "c", "task_type": "region", "region": [0, 0, 5, 5], "views": [{"name": "layer1", "labels": ["letter h|h"]}, {"name": "layer2", "labels": ["letter t|t"]}]},
-    {"id": "b", "benchmark": "b", "category": "c", "task_type": "localization", "boxes": [{"label": "star", "box": [10, 10, 30, 30], "group": "combined"}, {"label": "star", "box": [50, 50, 70, 80], "group": "combined"}]},
-    {"id": "d", "benchmark": "b", "category": "c", "task_type": "description", "description": "Two equal lines.", "key_terms": ["equal|same length"], "conflict_terms": ["different length"]},
-    {"id": "p", "benchmark": "b", "category": "c", "task_type": "perception", "options": ["A is darker", "B is darker", "They are exactly same"], "option_style": "roman",
-     "pixel_answer_index": 2, "human_answer_index": 0, "answer_index": 2, "is_illusion": True, "prompt_kind": "pixel"},
+    {
+        "id": "h",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "open",
+        "views": [{"name": "near", "labels": ["circle"]}, {"name": "far", "labels": ["square|box"]}],
+    },
+    {
+        "id": "o",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "open",
+        "answer_format": "object",
+        "views": [{"name": "object", "labels": ["star"]}],
+    },
+    {
+        "id": "l",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "region",
+        "region": [0, 0, 5, 5],
+        "views": [{"name": "layer1", "labels": ["letter h|h"]}, {"name": "layer2", "labels": ["letter t|t"]}],
+    },
+    {
+        "id": "b",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "localization",
+        "boxes": [
+            {"label": "star", "box": [10, 10, 30, 30], "group": "combined"},
+            {"label": "star", "box": [50, 50, 70, 80], "group": "combined"},
+        ],
+    },
+    {
+        "id": "d",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "description",
+        "description": "Two equal lines.",
+        "key_terms": ["equal|same length"],
+        "conflict_terms": ["different length"],
+    },
+    {
+        "id": "p",
+        "benchmark": "b",
+        "category": "c",
+        "task_type": "perception",
+        "options": ["A is darker", "B is darker", "They are exactly same"],
+        "option_style": "roman",
+        "pixel_answer_index": 2,
+        "human_answer_index": 0,
+        "answer_index": 2,
+        "is_illusion": True,
+        "prompt_kind": "pixel",
+    },
 ]
 
 

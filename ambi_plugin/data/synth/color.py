@@ -62,7 +62,9 @@ def _near_color(rng: np.random.Generator, base: Sequence[int], spread: int, lo: 
     return r, g, b
 
 
-def _far_color(rng: np.random.Generator, base: Sequence[int], lo: int, hi: int, min_dist: float) -> tuple[int, int, int]:
+def _far_color(
+    rng: np.random.Generator, base: Sequence[int], lo: int, hi: int, min_dist: float
+) -> tuple[int, int, int]:
     for _ in range(1000):
         cand = _random_color(rng, lo, hi)
         if rgb_distance(cand, base) >= min_dist:
@@ -193,8 +195,19 @@ def contrast_question(layout: str) -> str:
     return f"how do the colors of the two squares, {where}, compare?"
 
 
-def _perception_record(task: str, i: int, kind: str, image: str, question: str, category: str, **kw: Any) -> dict:
-    pixel, human = kw.pop("pixel_answer_index"), kw.pop("human_answer_index")
+def _perception_record(
+    task: str,
+    i: int,
+    kind: str,
+    *,
+    image: str,
+    question: str,
+    category: str,
+    pixel: int,
+    human: int,
+    **extra: Any,
+) -> dict:
+    """A perception record; ``answer_index`` is the pixel answer for ``kind="pixel"``, else the human one."""
     return base_record(
         task,
         i,
@@ -208,7 +221,7 @@ def _perception_record(task: str, i: int, kind: str, image: str, question: str, 
         pixel_answer_index=pixel,
         human_answer_index=human,
         answer_index=pixel if kind == "pixel" else human,
-        **kw,
+        **extra,
     )
 
 
@@ -230,12 +243,12 @@ def generate_contrast(ctx: BuildContext) -> dict[str, list[dict]]:
                     task,
                     i,
                     kind,
-                    image,
-                    contrast_question(item.layout),
-                    "contrast",
+                    image=image,
+                    question=contrast_question(item.layout),
+                    category="contrast",
                     options=list(CONTRAST_OPTIONS),
-                    pixel_answer_index=item.pixel_answer,
-                    human_answer_index=item.human_answer,
+                    pixel=item.pixel_answer,
+                    human=item.human_answer,
                     is_illusion=item.is_illusion,
                     breakdown=breakdown,
                     square_rgb_a=rgb_list(item.rgb_a),
@@ -401,12 +414,12 @@ def generate_stripe(ctx: BuildContext) -> dict[str, list[dict]]:
                     task,
                     i,
                     kind,
-                    image,
-                    STRIPE_QUESTION,
-                    "stripe",
+                    image=image,
+                    question=STRIPE_QUESTION,
+                    category="stripe",
                     options=list(STRIPE_OPTIONS),
-                    pixel_answer_index=item.pixel_answer,
-                    human_answer_index=item.human_answer,
+                    pixel=item.pixel_answer,
+                    human=item.human_answer,
                     is_illusion=item.is_illusion,
                     breakdown=breakdown,
                     stripe_rgb_left=rgb_list(item.rgb_left),

@@ -81,7 +81,9 @@ def paint(canvas: np.ndarray, mask: np.ndarray, x: int, y: int, color: Sequence[
     h, w = mask.shape
     region = canvas[y : y + h, x : x + w]
     if region.shape[:2] != mask.shape:
-        raise ValueError(f"mask of size {w}x{h} at ({x}, {y}) does not fit a {canvas.shape[1]}x{canvas.shape[0]} canvas")
+        raise ValueError(
+            f"mask of size {w}x{h} at ({x}, {y}) does not fit a {canvas.shape[1]}x{canvas.shape[0]} canvas"
+        )
     region[mask] = np.asarray(color, dtype=np.uint8)
 
 
