@@ -79,13 +79,48 @@ def answer_format(record: dict) -> str:
     return record.get("answer_format") or DEFAULT_FORMAT[record["task_type"]]
 
 
-def metric_names(record: dict) -> list[str]:
-    """The metric names an item of this record's task type reports (open types add one per view)."""
+# Base metrics that ``metric_names(..., by=...)`` breaks down by record fields (``acc_easy`` ...).
+BREAKDOWN_BASES: dict[str, tuple[str, ...]] = {
+    "choice": ("acc",),
+    "multi_choice": ("exact_match",),
+    "true_false": ("acc", "fp_ratio"),
+    "yes_no": ("acc", "fp_ratio"),
+    "open": ("acc",),
+    "region": ("acc",),
+    "localization": ("ap50", "hit_rate"),
+    "description": ("desc_score",),
+    "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc"),
+}
+
+
+def slug(value: Any) -> str:
+    """A breakdown value as it appears in metric names: ``"Real Scene"`` -> ``real_scene``."""
+    text = "".join(ch if ch.isalnum() else "_" for ch in str(value).strip().lower())
+    return "_".join(part for part in text.split("_") if part) or "none"
+
+
+def breakdown_value(record: dict, field: str) -> str | None:
+    """The record's value for a breakdown field (``breakdown[field]``, else a top-level field)."""
+    val = (record.get("breakdown") or {}).get(field, record.get(field))
+    return None if val is None or val == "" else slug(val)
+
+
+def metric_names(record: dict, by: Sequence[str] = ()) -> list[str]:
+    """The metric names an item of this record reports.
+
+    Open types add ``acc_<view>`` per view; each field in ``by`` adds ``<base>_<value>`` for the
+    record's value of that field (``acc_easy``, ``fp_ratio_classic`` ...), so lmms-eval aggregates
+    each subset over exactly the items in it.
+    """
     names = list(METRICS_BY_TYPE[record["task_type"]])
     if record["task_type"] in ("open", "region") and record.get("views_positional", True):
         views = record.get("views") or []
         if len(views) > 1:
             names[1:1] = [f"acc_{v.get('name') or i}" for i, v in enumerate(views)]
+    for field in by:
+        value = breakdown_value(record, field)
+        if value is not None:
+            names.extend(f"{base}_{value}" for base in BREAKDOWN_BASES[record["task_type"]])
     return names
 
 
@@ -262,13 +297,31 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
 }
 
 
+def _split_name(metric: str) -> tuple[str, str] | None:
+    """``fp_ratio_real_scene`` -> (``fp_ratio``, ``real_scene``): the longest known base wins."""
+    bases = sorted((b for b in AGGREGATIONS if metric.startswith(b + "_")), key=len, reverse=True)
+    return (bases[0], metric[len(bases[0]) + 1 :]) if bases else None
+
+
+def _has_value(item: dict, value: str) -> bool:
+    return any(slug(v) == value for v in (item.get("breakdown") or {}).values())
+
+
 def aggregate(metric: str, items: list[dict]) -> float:
-    """Reduce item scores to one number for ``metric`` (``acc_<view>`` works for any view name)."""
+    """Reduce item scores to one number for ``metric``.
+
+    Besides the names in ``AGGREGATIONS``: ``acc_<view>`` is the accuracy of one view of open
+    answers, and ``<base>_<value>`` is ``<base>`` over the items whose breakdown has that value.
+    """
+    items = list(items)
     if metric in AGGREGATIONS:
         return float(AGGREGATIONS[metric](items))
-    if metric.startswith("acc_"):
-        view = metric[4:]
-        return _mean(
-            [1.0 if (it.get("views") or {}).get(view) else 0.0 for it in items if view in (it.get("views") or {})]
+    split = _split_name(metric)
+    if split is None:
+        raise KeyError(
+            f"Expected a metric in ({', '.join(sorted(AGGREGATIONS))}, acc_<view>, <metric>_<value>) but got {metric!r}"
         )
-    raise KeyError(f"Expected a metric in ({', '.join(sorted(AGGREGATIONS))}, acc_<view>) but got {metric!r}")
+    base, value = split
+    if base == "acc" and any(value in (it.get("views") or {}) for it in items):
+        return _mean([1.0 if it["views"][value] else 0.0 for it in items if value in (it.get("views") or {})])
+    return float(AGGREGATIONS[base]([it for it in items if _has_value(it, value)]))

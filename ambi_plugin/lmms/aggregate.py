@@ -2,14 +2,15 @@
 
 Each name is a metric of :mod:`ambi_plugin.core.scoring` (``acc``, ``fp_ratio``, ``ap50``,
 ``acc_near`` ...); the function reduces the item scores ``process_results`` produced.
-Any ``acc_<view>`` name works, so a new open-answer category needs no code.
+Any ``acc_<view>`` and ``<metric>_<value>`` name works (``acc_easy``, ``fp_ratio_classic``), so a
+new category or breakdown needs no code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ambi_plugin.core.scoring import AGGREGATIONS, aggregate
+from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, aggregate
 
 
 def _make(metric: str) -> Callable[[list], float]:
@@ -23,7 +24,7 @@ def _make(metric: str) -> Callable[[list], float]:
 
 
 def __getattr__(name: str) -> Callable[[list], float]:
-    if name in AGGREGATIONS or (name.startswith("acc_") and len(name) > 4):
+    if name in AGGREGATIONS or (not name.startswith("__") and _split_name(name) is not None):
         fn = _make(name)
         globals()[name] = fn
         return fn

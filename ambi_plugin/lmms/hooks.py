@@ -126,20 +126,25 @@ def doc_to_target(doc: dict) -> str:
     return gold_response(record_of(doc))
 
 
-def process_results(doc: dict, results: list) -> dict:
-    """Score one response; every metric of the task type gets the same item score to aggregate."""
-    rec = record_of(doc)
+def score_response(rec: dict, results: list) -> dict:
     response = results[0] if results else ""
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)
     item = score_item(rec, response)
     item["response"] = response
-    return dict.fromkeys(metric_names(rec), item)
+    return item
 
 
-def expected_metrics(doc: dict) -> list[str]:
-    """The metric names :func:`process_results` returns for this doc (used to validate YAMLs)."""
-    return metric_names(record_of(doc))
+def process_results(doc: dict, results: list) -> dict:
+    """Score one response; every metric of the task type gets the same item score to aggregate."""
+    rec = record_of(doc)
+    return dict.fromkeys(metric_names(rec), score_response(rec, results))
+
+
+def expected_metrics(doc: dict, process=None) -> list[str]:
+    """The metric names a task's ``process_results`` returns for this doc (used to validate YAMLs)."""
+    fields = getattr(process, "breakdown_fields", ())
+    return metric_names(record_of(doc), by=fields)
 
 
 __all__ = [

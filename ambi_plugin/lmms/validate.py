@@ -47,11 +47,14 @@ def _check_loaded(name: str, task) -> list[str]:
     if docs is None or len(docs) == 0:
         return [f"{name}: its dataset has no documents"]
     kwargs = task.lmms_eval_specific_kwargs if hasattr(task, "lmms_eval_specific_kwargs") else None
+    seen: set[str] = set()
     for doc in docs:
-        got = expected_metrics(doc)
-        if sorted(got) != sorted(declared):
+        got = expected_metrics(doc, task.config.process_results)
+        seen.update(got)
+        extra = sorted(set(got) - set(declared))
+        if extra:
             problems.append(
-                f"{name}: metric_list {declared} but process_results returns {got} (doc id {doc.get('id')})"
+                f"{name}: process_results returns {extra}, which metric_list does not declare (doc id {doc.get('id')})"
             )
             break
         try:
@@ -59,6 +62,9 @@ def _check_loaded(name: str, task) -> list[str]:
         except Exception as exc:  # noqa: BLE001 - reported, not raised
             problems.append(f"{name}: prompt does not render for doc id {doc.get('id')}: {exc}")
             break
+    unused = sorted(set(declared) - seen)
+    if unused and not problems:
+        problems.append(f"{name}: metric_list declares {unused}, which no document reports")
     return problems
 
 

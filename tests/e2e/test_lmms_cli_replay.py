@@ -15,9 +15,11 @@ import sys
 import pytest
 
 from ambi_plugin.core.schema import read_records
+from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, slug
 from ambi_plugin.lmms.datasets import source_root
 from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
 from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.taskindex import index
 
 pytestmark = pytest.mark.e2e
 
@@ -53,38 +55,48 @@ def run_lmms(tmp_path, env, predictions, tasks=SUITE, extra=()):
     return json.loads(path.read_text()), proc
 
 
+def _base_expected(base: str, recs: list[dict], good: bool) -> float:
+    """What ``base`` must be over ``recs`` for gold (good) or deliberately wrong answers."""
+    if not recs:
+        return math.nan
+    one = 1.0 if good else 0.0
+    if base in ("acc", "exact_match", "control_acc", "hit_rate", "ap50"):
+        return one
+    if base == "unparsed_rate":
+        return 0.0
+    if base == "na_rate":
+        return 0.0 if good else 1.0
+    if base in ("human_like_rate", "no_illusion_rate"):
+        kind = "human" if base == "human_like_rate" else "pixel"
+        return (1.0 if recs[0]["prompt_kind"] == kind else 0.0) if good else 0.0
+    if base == "fp_ratio":  # gold: no errors, undefined; wrong: every item is an error
+        return math.nan if good else sum(1 for r in recs if not r["answer_bool"]) / len(recs)
+    if base == "desc_score":
+        return 2.0 if good else 0.0
+    if base in ("ap50_single", "ap50_combined"):
+        group = base.split("_")[1]
+        return one if any(b.get("group") == group for r in recs for b in r["boxes"]) else math.nan
+    raise AssertionError(f"no expectation for {base}")
+
+
 def expected_values(task: str, mode: str) -> dict[str, float]:
-    """The value every metric must take for gold / wrong answers (NaN = must be NaN)."""
+    """The value every declared metric must take for gold / wrong answers (NaN = must be NaN)."""
     recs = read_records(source_root("ambi://synth") / f"{task}.jsonl")
-    ttype = recs[0]["task_type"]
-    good = mode == "gold"
-    one, zero = (1.0, 0.0) if good else (0.0, 1.0)
-    exp: dict[str, float] = {"unparsed_rate": 0.0}
-    if ttype == "perception":
-        kind = recs[0]["prompt_kind"]
-        exp.update(acc=one, control_acc=one, na_rate=0.0 if good else 1.0)
-        exp["human_like_rate"] = (1.0 if kind == "human" else 0.0) if good else 0.0
-        exp["no_illusion_rate"] = (1.0 if kind == "pixel" else 0.0) if good else 0.0
-    elif ttype in ("choice", "open", "region"):
-        exp["acc"] = one
-        for v in recs[0].get("views") or []:
-            if len(recs[0]["views"]) > 1:
-                exp[f"acc_{v['name']}"] = one
-    elif ttype == "multi_choice":
-        exp["exact_match"] = one
-    elif ttype in ("true_false", "yes_no"):
-        exp["acc"] = one
-        # gold: no errors, FP ratio undefined (NaN); wrong: every item is an error
-        n_false = sum(1 for r in recs if not r["answer_bool"])
-        exp["fp_ratio"] = math.nan if good else n_false / len(recs)
-    elif ttype == "localization":
-        exp.update(ap50=one, hit_rate=one)
-        groups = {b.get("group") for r in recs for b in r["boxes"]}
-        exp["ap50_single"] = one if "single" in groups else math.nan
-        exp["ap50_combined"] = one if "combined" in groups else math.nan
-    elif ttype == "description":
-        exp["desc_score"] = 2.0 if good else 0.0
-    del zero
+    declared = [m["metric"] for m in index()[task].config["metric_list"]]
+    exp = {}
+    for name in declared:
+        split = None if name in AGGREGATIONS else _split_name(name)
+        if split is None:
+            exp[name] = _base_expected(name, recs, mode == "gold")
+            continue
+        base, value = split
+        views = {v["name"] for v in recs[0].get("views") or []}
+        subset = (
+            recs
+            if value in views
+            else [r for r in recs if value in {slug(v) for v in (r.get("breakdown") or {}).values()}]
+        )
+        exp[name] = _base_expected(base, subset, mode == "gold")
     return exp
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-SYNTH_VERSION = "1"
+SYNTH_VERSION = "2"
 BENCHMARK = "ambi_synth"
 SOURCE = f"ambi_synth v{SYNTH_VERSION}"
 TASK_PREFIX = "ambi_synth_"

@@ -199,26 +199,37 @@ def strength_for(illusion: str, difference: float, favoured: str, magnitude: flo
     raise AssertionError(f"no strength sign favours {favoured} for {illusion}")  # pragma: no cover
 
 
-def plan_stimuli(rng: np.random.Generator, n: int) -> list[tuple[str, str]]:
-    """(illusion, image category) of each of ``n`` stimuli, cycled evenly."""
+def plan_stimuli(rng: np.random.Generator, n: int) -> list[tuple[str, str, str]]:
+    """(illusion, image category, difficulty) of each of ``n`` stimuli, cycled evenly.
+
+    Difficulties cycle in a fixed order so that every one appears as soon as ``n >= 3``: the
+    breakdown metrics (``acc_easy`` ...) of the synthetic tasks then always have items.
+    """
     illusions = cycle_plan(rng, ILLUSION_KEYS, n)
     categories = cycle_plan(rng, ("classic", "trap", "classic", "no_illusion", "trap"), n)
-    return list(zip(illusions, categories, strict=True))
+    difficulties = [("easy", "neutral", "hard")[i % 3] for i in range(n)]
+    return list(zip(illusions, categories, difficulties, strict=True))
 
 
-def draw_stimulus(rng: np.random.Generator, illusion: str, category: str) -> GeoStimulus:
-    """Draw the physical truth and the illusion of one stimulus of ``category``."""
+def draw_stimulus(rng: np.random.Generator, illusion: str, category: str, difficulty: str | None = None) -> GeoStimulus:
+    """Draw the physical truth and the illusion of one stimulus of ``category``.
+
+    ``difficulty`` (planned) fixes the size of the physical difference; equal targets (no
+    difference) are drawn only in "hard" slots of classic items and "neutral" slots of
+    no-illusion items, the labels those cases carry.
+    """
     if category not in IMAGE_CATEGORIES:
         raise ValueError(f"unknown image category {category!r}; expected one of {IMAGE_CATEGORIES}")
     spec = ILLUSIONS[illusion]
-    if category == "classic" and rng.random() < 0.5:
+    planned = difficulty
+    if category == "classic" and planned in (None, "hard") and rng.random() < 0.5:
         larger, difficulty, magnitude = "equal", "hard", 0.0
     else:
-        difficulty = ("easy", "neutral", "hard")[int(rng.integers(0, 3))]
+        difficulty = planned or ("easy", "neutral", "hard")[int(rng.integers(0, 3))]
         larger = "a" if rng.random() < 0.5 else "b"
         magnitude = round(float(rng.uniform(*DIFFICULTY_RANGES[difficulty])), 3)
     if category == "no_illusion":
-        if rng.random() < 0.34:
+        if planned in (None, "neutral") and rng.random() < 0.34:
             larger, magnitude = "equal", 0.0
             difficulty = "neutral"
         return GeoStimulus(illusion, category, difficulty, larger, None, magnitude, 0.0)

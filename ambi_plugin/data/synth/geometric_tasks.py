@@ -271,8 +271,8 @@ def generate_geometric(ctx: BuildContext) -> dict[str, list[dict[str, Any]]]:
     tf_want = balanced_bools(ctx.plan("geometric_tf"), ctx.n)
     yn_want = balanced_bools(ctx.plan("geometric_yn"), ctx.n)
     out: dict[str, list[dict[str, Any]]] = {t: [] for t in GEOMETRIC_TASKS}
-    for i, (illusion, category) in enumerate(plan):
-        stim = draw_stimulus(ctx.rng("geometric", i), illusion, category)
+    for i, (illusion, category, difficulty) in enumerate(plan):
+        stim = draw_stimulus(ctx.rng("geometric", i), illusion, category, difficulty)
         image = ctx.save_image(render_stimulus(stim), "geometric", i)
         out["ambi_synth_geometric_tf"].append(_tf_record(ctx, i, stim, image, tf_want[i]))
         out["ambi_synth_geometric_mc"].append(_mc_record(ctx, i, stim, image))
