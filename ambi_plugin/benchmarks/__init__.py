@@ -1,0 +1,3 @@
+"""One module per real benchmark: its description (categories, task types, prompts), importers
+from the released layouts into the canonical record schema, and its Hub loader
+(``materialize_from_hub() -> Path``) used by ``dataset_path: ambi://<benchmark>``."""
