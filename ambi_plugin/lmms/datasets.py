@@ -7,6 +7,9 @@ A task YAML says where its records live with ``dataset_path: ambi://<source>`` a
   (``$AMBI_SYNTH_SEED`` and ``$AMBI_SYNTH_N`` choose seed and size; defaults 0 and 8).
 * ``ambi://local`` — a local folder laid out as ``<dir>/<records name>.jsonl`` + images, taken
   from ``$AMBI_DATA_DIR`` (for example one written by ``ambi synth --out DIR``).
+* ``ambi://<benchmark>`` (``ambibench``, ``illusionbench`` ...) — the benchmark's records in the
+  canonical schema: a local copy (``$AMBI_<BENCHMARK>_DIR`` or ``data.<benchmark>`` in the ambi
+  config), else ``ambi_plugin.benchmarks.<benchmark>.materialize_from_hub()``.
 
 The resolver validates every record (a malformed one stops the run before any model call with
 a message naming file, line, record and field), writes a harness copy in which image paths are
@@ -57,15 +60,41 @@ def _local_root() -> Path:
 SOURCES = {"synth": _synth_root, "local": _local_root}
 
 
+def _benchmark_root(name: str) -> Path:
+    """A benchmark's records in the canonical schema: a configured local copy, else its Hub loader.
+
+    ``ambi_plugin.benchmarks.<name>`` may define ``materialize_from_hub() -> Path``, which turns the
+    Hub release (downloaded, or from the HF cache when offline) into canonical records in our cache.
+    """
+    import importlib
+
+    from ambi_plugin.config import data_dir
+
+    local = data_dir(name)
+    if local is not None:
+        if not local.is_dir():
+            raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
+        return local
+    try:
+        module = importlib.import_module(f"ambi_plugin.benchmarks.{name}")
+    except ModuleNotFoundError:
+        module = None
+    loader = getattr(module, "materialize_from_hub", None)
+    if loader is None:
+        raise DatasetSpecError(
+            f"unknown dataset source {SCHEME}{name}; known: {', '.join(SCHEME + s for s in SOURCES)} "
+            f"and {SCHEME}<benchmark> with a local copy (AMBI_{name.upper()}_DIR or data.{name} in the ambi config)"
+        )
+    return loader()
+
+
 def source_root(dataset_path: str) -> Path:
     if not dataset_path.startswith(SCHEME):
         raise DatasetSpecError(f"not an ambi dataset path: {dataset_path!r}")
     source = dataset_path[len(SCHEME) :].strip("/")
-    if source not in SOURCES:
-        raise DatasetSpecError(
-            f"unknown dataset source {dataset_path!r}; expected one of: {', '.join(SCHEME + s for s in SOURCES)}"
-        )
-    return SOURCES[source]()
+    if source in SOURCES:
+        return SOURCES[source]()
+    return _benchmark_root(source)
 
 
 def _absolutize(rec: dict, root: Path) -> dict:
