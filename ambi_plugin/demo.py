@@ -99,7 +99,11 @@ def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
         gen_kwargs=DEMO_GEN_KWARGS,
     )
     print("[3/3] running:", " ".join(cmd), flush=True)
-    proc = subprocess.run(cmd, env=offline_env())
+    output.mkdir(parents=True, exist_ok=True)
+    log_path = output / "lmms-eval.log"
+    with log_path.open("w") as log:  # lmms-eval's own tables go to the log; its progress bars stay on stderr
+        proc = subprocess.run(cmd, env=offline_env(), stdout=log)
+    print(f"      lmms-eval log: {log_path}", flush=True)
     try:
         path = find_results_json(output)
     except FileNotFoundError:
@@ -110,6 +114,7 @@ def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     import json
 
     results = json.loads(path.read_text())
+    print("\nambi_synth_all with a tiny RANDOM-WEIGHT model: the numbers show the pipeline works, not a score\n")
     print(format_results_table(results))
     expected = set(index()["ambi_synth_all"].members)
     missing = sorted(expected - set(task_metrics(results)))
