@@ -5,6 +5,7 @@ answers in tests::
 
     lmms-eval --model ambi_replay --model_args predictions=answers.jsonl --tasks ambi_synth_all
 
+``check_visuals=true`` also loads every request's images (a dry run of the inputs).
 ``answers.jsonl`` holds one object per line: ``{"task": ..., "id": <record id>, "response": ...}``
 (``doc_id`` may stand in for ``id``). Lines of lmms-eval's own ``--log_samples`` files are read
 too when they carry ``task``. Every request is looked up before any is answered: missing keys
@@ -66,12 +67,14 @@ class AmbiReplay(lmms):
 
     is_simple = True
 
-    def __init__(self, predictions: str = "", **kwargs) -> None:
+    def __init__(self, predictions: str = "", check_visuals: bool | str = False, **kwargs) -> None:
         super().__init__()
         if not predictions:
             raise ValueError("ambi_replay needs --model_args predictions=/path/to/answers.jsonl")
         self.path = str(predictions)
         self.table = load_predictions(predictions)
+        # check_visuals=true loads every request's images, as a real model would: a dry run of the inputs
+        self.check_visuals = str(check_visuals).strip().lower() in ("1", "true", "yes")
 
     def _key(self, doc_id: int, task: str, split: str) -> list[tuple[str, str]]:
         keys = []
@@ -89,7 +92,9 @@ class AmbiReplay(lmms):
         answers: list[str | None] = []
         missing: list[str] = []
         for req in requests:
-            _ctx, _gen, _visual, doc_id, task, split = req.args
+            _ctx, _gen, doc_to_visual, doc_id, task, split = req.args
+            if self.check_visuals:
+                doc_to_visual(self.task_dict[task][split][doc_id])
             keys = self._key(doc_id, task, split)
             hit = next((self.table[k] for k in keys if k in self.table), None)
             if hit is None:

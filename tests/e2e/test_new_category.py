@@ -84,3 +84,77 @@ def test_yaml_only_category_runs_through_lmms_eval(tmp_path, offline_env):
     assert got["acc_near"] == pytest.approx(0.75)
     assert got["acc_far"] == pytest.approx(0.5)
     assert got["unparsed_rate"] == 0.0
+
+
+def _setup(tmp_path, records: list[dict]) -> tuple[dict, list[str]]:
+    data, yamls = tmp_path / "records", tmp_path / "my_tasks"
+    (data / "images").mkdir(parents=True, exist_ok=True)
+    yamls.mkdir(exist_ok=True)
+    Image.new("RGB", (32, 32), (200, 0, 0)).save(data / "images" / "0.png")
+    (data / "ducks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (yamls / "mybench_ducks_open.yaml").write_text(YAML.format(tasks=tasks_dir()))
+    preds = tmp_path / "answers.jsonl"
+    preds.write_text(
+        "".join(
+            json.dumps({"task": "mybench_ducks_open", "id": r["id"], "response": "duck, rabbit"}) + "\n"
+            for r in records
+        )
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "ambi_replay",
+        "--model_args",
+        f"predictions={preds}",
+        "--tasks",
+        "mybench_ducks_open",
+        "--include_path",
+        str(yamls),
+    ]
+    return {"AMBI_DATA_DIR": str(data)}, cmd
+
+
+def _record(i: int, image: str = "images/0.png") -> dict:
+    return {
+        "id": str(i),
+        "benchmark": "mybench",
+        "category": "ducks",
+        "task_type": "open",
+        "image": image,
+        "views": [{"name": "near", "labels": ["duck"]}, {"name": "far", "labels": ["rabbit"]}],
+    }
+
+
+def test_record_missing_a_field_names_file_line_and_field(tmp_path, offline_env):
+    bad = _record(1)
+    del bad["views"]
+    extra, cmd = _setup(tmp_path, [_record(0), bad])
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [*cmd, "--output_path", str(out)], env={**offline_env, **extra}, capture_output=True, text=True, timeout=600
+    )
+    log = proc.stdout + proc.stderr
+    assert "ducks.jsonl:2" in log and "'views'" in log and "id='1'" in log, log[-3000:]
+    assert not list(out.rglob("*results*.json"))
+
+
+def test_unreadable_image_keeps_earlier_results(tmp_path, offline_env):
+    extra, cmd = _setup(tmp_path, [_record(0)])
+    out = tmp_path / "out"
+    env = {**offline_env, **extra}
+    subprocess.run([*cmd, "--output_path", str(out)], env=env, capture_output=True, text=True, timeout=600)
+    first = find_results_json(out)
+    before = first.read_bytes()
+    assert task_metrics(json.loads(before))["mybench_ducks_open"]["acc"] == 1.0
+    # now the same task over a record whose image is broken, into the same output folder
+    (tmp_path / "records" / "images" / "0.png").write_bytes(b"broken")
+    (tmp_path / "records" / "ducks.jsonl").write_text(json.dumps(_record(5)) + "\n")
+    (tmp_path / "answers.jsonl").write_text(json.dumps({"task": "mybench_ducks_open", "id": "5", "response": "duck, rabbit"}) + "\n")
+    cmd[cmd.index("--model_args") + 1] += ",check_visuals=true"
+    proc = subprocess.run([*cmd, "--output_path", str(out)], env=env, capture_output=True, text=True, timeout=600)
+    log = proc.stdout + proc.stderr
+    assert "id='5'" in log and "'image'" in log, log[-3000:]
+    assert first.read_bytes() == before
+    assert [p for p in out.rglob("*results*.json")] == [first]
