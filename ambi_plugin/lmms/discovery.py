@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import sys
 
 log = logging.getLogger("ambi_plugin")
 
@@ -35,8 +36,25 @@ def _tasks_path() -> str:
     return str(tasks_dir())
 
 
+def _our_yamls_are_readable(ours: str) -> bool:
+    """One malformed YAML under an include path breaks lmms-eval's whole task index: check ours first."""
+    from pathlib import Path
+
+    from ambi_plugin.taskindex import TaskYamlError, index
+
+    try:
+        index(Path(ours))
+    except TaskYamlError as exc:
+        log.error("ambi-plugin: our tasks are disabled until this is fixed: %s", exc)
+        print(f"ambi-plugin: our tasks are disabled until this is fixed: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def _with_our_path(include_path):
     ours = _tasks_path()
+    if not _our_yamls_are_readable(ours):
+        return include_path
     if include_path is None:
         return [ours]
     paths = [include_path] if isinstance(include_path, str) else list(include_path)

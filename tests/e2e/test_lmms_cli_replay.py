@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,10 +29,10 @@ SUITE = "ambi_synth_all"
 
 def run_lmms(tmp_path, env, predictions, tasks=SUITE, extra=()):
     out = tmp_path / "out"
+    # the console script a user types, as installed next to this interpreter
+    script = Path(sys.executable).with_name("lmms-eval")
     cmd = [
-        sys.executable,
-        "-m",
-        "lmms_eval",
+        *([str(script)] if script.exists() else [sys.executable, "-m", "lmms_eval"]),
         "--model",
         "ambi_replay",
         "--model_args",

@@ -63,6 +63,15 @@ def test_entry_point_returns_models_and_never_raises(monkeypatch):
     assert [m.model_id for m in discovery.lmms_eval_entry_point()] == ["ambi_replay"]
 
 
+def test_malformed_yaml_of_ours_is_named_and_does_not_break_lmms_eval(tmp_path, monkeypatch, capsys):
+    copy = tmp_path / "task_yamls"
+    shutil.copytree(tasks_dir(), copy)
+    (copy / "ambi_synth" / "ambi_synth_broken.yaml").write_text("task: [unclosed\n")
+    monkeypatch.setattr(discovery, "_tasks_path", lambda: str(copy))
+    assert discovery._with_our_path(["/x"]) == ["/x"]
+    assert "ambi_synth_broken.yaml" in capsys.readouterr().err
+
+
 def test_with_our_path_is_idempotent():
     ours = str(tasks_dir())
     assert discovery._with_our_path(None) == [ours]
