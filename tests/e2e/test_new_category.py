@@ -151,7 +151,9 @@ def test_unreadable_image_keeps_earlier_results(tmp_path, offline_env):
     # now the same task over a record whose image is broken, into the same output folder
     (tmp_path / "records" / "images" / "0.png").write_bytes(b"broken")
     (tmp_path / "records" / "ducks.jsonl").write_text(json.dumps(_record(5)) + "\n")
-    (tmp_path / "answers.jsonl").write_text(json.dumps({"task": "mybench_ducks_open", "id": "5", "response": "duck, rabbit"}) + "\n")
+    (tmp_path / "answers.jsonl").write_text(
+        json.dumps({"task": "mybench_ducks_open", "id": "5", "response": "duck, rabbit"}) + "\n"
+    )
     cmd[cmd.index("--model_args") + 1] += ",check_visuals=true"
     proc = subprocess.run([*cmd, "--output_path", str(out)], env=env, capture_output=True, text=True, timeout=600)
     log = proc.stdout + proc.stderr
