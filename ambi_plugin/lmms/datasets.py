@@ -27,9 +27,11 @@ from pathlib import Path
 from filelock import FileLock
 
 from ambi_plugin.core.schema import RecordError, read_records, write_records
+from ambi_plugin.core.scoring import slug
 from ambi_plugin.paths import cache_dir
 
 SCHEME = "ambi://"
+HARNESS_FORMAT = b"harness-rows-v2"  # bump when harness_rows changes, so cached copies are rebuilt
 
 
 class DatasetSpecError(ValueError):
@@ -109,10 +111,21 @@ def _absolutize(rec: dict, root: Path) -> dict:
 
 
 def harness_rows(records: list[dict], root: Path) -> list[dict]:
-    """Flat rows for lmms-eval: a few top-level columns plus the full record as a JSON string."""
+    """Flat rows for lmms-eval: a few top-level columns plus the full record as a JSON string.
+
+    Each record also gets ``breakdown_values``: every value its task has per breakdown field, so
+    breakdown metrics exist (as NaN) even for subsets a ``--limit`` run leaves empty.
+    """
+    universe: dict[str, set[str]] = {}
+    for rec in records:
+        for field, val in (rec.get("breakdown") or {}).items():
+            if val is not None and val != "":
+                universe.setdefault(field, set()).add(slug(val))
+    values = {field: sorted(vals) for field, vals in universe.items()}
     rows = []
     for rec in records:
         full = _absolutize(rec, root)
+        full["breakdown_values"] = values
         rows.append(
             {
                 "id": str(full["id"]),
@@ -135,7 +148,7 @@ def resolve_jsonl(dataset_path: str, name: str) -> Path:
         raise DatasetSpecError(
             f"{dataset_path}: no records '{name}' in {root} (available: {', '.join(available) or 'none'})"
         )
-    digest = hashlib.sha256(src.read_bytes() + str(root.resolve()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(HARNESS_FORMAT + src.read_bytes() + str(root.resolve()).encode()).hexdigest()[:16]
     out_dir = cache_dir() / "harness"
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}-{digest}.jsonl"
