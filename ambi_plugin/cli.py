@@ -68,9 +68,12 @@ def _cmd_replay_file(args: argparse.Namespace) -> int:
 def _cmd_validate_tasks(args: argparse.Namespace) -> int:
     from ambi_plugin.lmms.validate import validate_tasks
 
-    problems = validate_tasks(load=not args.no_load)
+    skipped: list[str] = []
+    problems = validate_tasks(load=not args.no_load, skipped=skipped)
     for p in problems:
         print(f"- {p}", file=sys.stderr)
+    for s in skipped:
+        print(f"- skipped (data not available here) {s}", file=sys.stderr)
     print("all task YAMLs valid" if not problems else f"{len(problems)} problem(s)")
     return 1 if problems else 0
 
@@ -96,7 +99,82 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
     from ambi_plugin.report import find_results_json, format_results_table
 
     path = find_results_json(Path(args.path))
-    print(format_results_table(json.loads(path.read_text())))
+    results = json.loads(path.read_text())
+    print(format_results_table(results))
+    from ambi_plugin.benchmarks.ambibench_tables import format_tables as ambibench_tables
+
+    extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
+    if extra:
+        print("\n" + extra)
+    return 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from ambi_plugin.scorefile import score_answers, tables_from_results
+
+    if args.results:
+        from ambi_plugin.report import find_results_json
+
+        print(tables_from_results(json.loads(find_results_json(Path(args.results)).read_text())))
+        return 0
+    if not (args.task and args.answers):
+        raise ValueError("ambi score needs --task and --answers (or --results PATH)")
+    split = lambda text: [c.strip() for c in text.split(",") if c.strip()] if text else None  # noqa: E731
+    report = score_answers(
+        args.task,
+        args.answers,
+        columns=split(args.column),
+        vote=split(args.vote),
+        vote_name=args.vote_name,
+        seed=args.seed,
+        records=args.records,
+        data_dir=args.data_dir,
+        protocol=args.protocol,
+        overrides=args.overrides,
+        allow_missing=args.allow_missing,
+    )
+    print(report.text)
+    if args.json:
+        out = {"task": report.task, "values": report.values, "judge": report.judge}
+        Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
+    if args.review_queue:
+        rows = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report.review)
+        Path(args.review_queue).write_text(rows, encoding="utf-8")
+        print(f"wrote {len(report.review)} item(s) for review to {args.review_queue}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    import importlib
+
+    module = importlib.import_module(f"ambi_plugin.benchmarks.{args.benchmark}")
+    kwargs = {"shuffle_seed": args.shuffle_seed} if args.benchmark == "illusionbench" else {"task": args.task}
+    if args.benchmark == "ambibench":
+        kwargs = {"layout": args.layout}
+    if args.benchmark == "illusionvqa":
+        kwargs.update(fewshot_jsonl=args.fewshot_jsonl, fewshot_images=args.fewshot_images)
+    counts = module.import_jsonl(Path(args.jsonl), Path(args.images), Path(args.out), **kwargs)
+    print(f"wrote {sum(counts.values())} records to {args.out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
+def _cmd_judge_cache(args: argparse.Namespace) -> int:
+    from ambi_plugin.judge.cache import JudgeCache, format_stats
+
+    cache = JudgeCache(args.path)
+    if args.action == "clear":
+        n = cache.clear(backend=args.backend, model=args.model, errors_only=args.errors)
+        print(f"removed {n} cached judge replies from {cache.path}")
+        return 0
+    print(format_stats(cache))
+    return 0
+
+
+def _cmd_judge_agreement(args: argparse.Namespace) -> int:
+    from ambi_plugin.judge.agreement import agreement_files, format_agreement
+
+    res = agreement_files(args.a, args.b)
+    print(json.dumps(res, indent=1) if args.json else format_agreement(res))
     return 0
 
 
@@ -119,6 +197,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
     ),
     "results": ("print the table of an lmms-eval results JSON (a file or an output folder)", _cmd_results_table),
     "lmms-eval": ("run lmms-eval's CLI with our hooks installed (also covers 'tasks list')", _cmd_lmms_eval),
+    "score": (
+        "re-score saved per-item answers (IllusionBench, IllusionVQA) and print the paper's per-category tables",
+        _cmd_score,
+    ),
+    "import": ("convert a released JSONL + image folder into a local copy in the canonical schema", _cmd_import),
+    "judge-cache": ("show or clear the persistent judge cache (replies per backend, model, prompt)", _cmd_judge_cache),
+    "judge-agreement": (
+        "agreement and Cohen's kappa between two judges' verdicts on the same items (JSONL files)",
+        _cmd_judge_agreement,
+    ),
 }
 
 
@@ -146,6 +234,47 @@ def build_parser() -> argparse.ArgumentParser:
     p["demo"].add_argument("--limit", type=int, default=None, help="items per task (default: all)")
     p["results"].add_argument("path", help="results JSON or lmms-eval output folder")
     p["lmms-eval"].add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to lmms-eval")
+    sc = p["score"]
+    sc.add_argument("--task", help="one task of ours, e.g. ambi_illusionvqa_comprehension")
+    sc.add_argument("--answers", help="JSONL {id, response} / ambi_replay / lmms-eval samples, or a JSON list")
+    sc.add_argument("--column", default=None, help="comma-separated answer columns of a JSON list (e.g. GPT_0_SHOT)")
+    sc.add_argument("--vote", default=None, help="comma-separated columns to add a majority vote of (human row)")
+    sc.add_argument("--vote-name", default="majority vote", help="name of the majority-vote column")
+    sc.add_argument("--seed", type=int, default=0, help="seed of the vote's random tie-break")
+    sc.add_argument("--records", default=None, help="records file (canonical, or IllusionVQA's released JSONL)")
+    sc.add_argument("--data-dir", default=None, help="folder with the task's <dataset_name>.jsonl")
+    sc.add_argument("--protocol", choices=("rule", "llm"), default="rule", help="IllusionBench: add the LLM judge")
+    sc.add_argument("--overrides", default=None, help="reviewed judge decisions (a filled review queue, JSONL)")
+    sc.add_argument("--review-queue", default=None, help="write the items the judge marked wrong here (JSONL)")
+    sc.add_argument("--allow-missing", action="store_true", help="score a missing answer as empty (wrong)")
+    sc.add_argument("--json", default=None, help="also write every metric value to this JSON file")
+    sc.add_argument("--results", default=None, help="instead: the paper tables of an lmms-eval results JSON / folder")
+    im = p["import"]
+    im.add_argument("benchmark", choices=("illusionbench", "illusionvqa", "ambibench"))
+    im.add_argument("--jsonl", required=True, help="the released questions (see hf_dataset_cards/<benchmark>.md)")
+    im.add_argument("--images", required=True, help="folder holding the images the JSONL names")
+    im.add_argument("--out", required=True, help="folder to write the canonical records and images to")
+    im.add_argument("--shuffle-seed", type=int, default=0, help="illusionbench: seed of the MC option shuffle")
+    im.add_argument("--task", choices=("comprehension", "soft_localization"), default="comprehension")
+    im.add_argument("--fewshot-jsonl", default=None, help="illusionvqa: the 4 few-shot examples (train split)")
+    im.add_argument("--fewshot-images", default=None, help="illusionvqa: their image folder (default: --images)")
+    im.add_argument(
+        "--layout",
+        choices=("release", "visual_anagrams"),
+        default="release",
+        help="ambibench: the release's rows (--jsonl a file or folder of JSONL, --images the folder media paths are "
+        "relative to), or the visual-anagrams gallery as multi-view items (--jsonl labels.json)",
+    )
+    jc = p["judge-cache"]
+    jc.add_argument("action", nargs="?", choices=("show", "clear"), default="show")
+    jc.add_argument("--path", default=None, help="cache file (default: $AMBI_CACHE/judge/judge.sqlite)")
+    jc.add_argument("--backend", default=None, help="clear: only this backend's replies")
+    jc.add_argument("--model", default=None, help="clear: only this judge model's replies")
+    jc.add_argument("--errors", action="store_true", help="clear: only unreadable replies (asked again next run)")
+    ja = p["judge-agreement"]
+    ja.add_argument("a", help="verdicts of judge A: JSONL {id, value} lines or lmms-eval logged samples")
+    ja.add_argument("b", help="verdicts of judge B on the same items")
+    ja.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
 

@@ -32,3 +32,14 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip(f"../shared/data is absent (looked in {path}); it holds the real public test data")
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ambibench_fixtures_dir() -> Path:
+    """``ambi://ambibench`` resolves to the generated AmbiBench fixtures in tests (the release is not
+    available offline); subprocesses (lmms-eval runs) inherit the variable."""
+    from ambi_plugin.benchmarks.ambibench_fixtures import ensure_fixtures
+
+    path = ensure_fixtures()
+    os.environ["AMBI_AMBIBENCH_DIR"] = str(path)
+    return path

@@ -22,7 +22,13 @@ Metric names (see ``METRICS_BY_TYPE``):
 ``na_rate``               illusion items answered neither way
 ``control_acc``           accuracy on the no-illusion control items
 ``unparsed_rate``         fraction of responses no parser could read
+``judge_errors``          open, region, description: number of items whose judge verdict could not
+                          be read (they count as not correct; see ``ambi_plugin.judge``)
 ========================  =====================================================================
+
+Open, region and description items are decided by the configured judge (``ambi_plugin.judge.get_judge()``;
+offline by default), one ``set_match`` judgement per view, and record ``item["judge"]`` = backend,
+model, rounds, every raw reply, and whether a verdict errored.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ambi_plugin.core import metrics as M
+from ambi_plugin.core.coords import to_original_pixels
 from ambi_plugin.core.matching import Matcher, OfflineMatcher
 from ambi_plugin.core.parsing import parse_answer
 from ambi_plugin.core.schema import DEFAULT_FORMAT
@@ -41,10 +48,10 @@ METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "multi_choice": ("exact_match", "unparsed_rate"),
     "true_false": ("acc", "fp_ratio", "unparsed_rate"),
     "yes_no": ("acc", "fp_ratio", "unparsed_rate"),
-    "open": ("acc", "unparsed_rate"),  # + acc_<view> for each view name
-    "region": ("acc", "unparsed_rate"),  # + acc_<view>
+    "open": ("acc", "unparsed_rate", "judge_errors"),  # + acc_<view> for each view name
+    "region": ("acc", "unparsed_rate", "judge_errors"),  # + acc_<view>
     "localization": ("ap50", "ap50_single", "ap50_combined", "hit_rate", "unparsed_rate"),
-    "description": ("desc_score", "unparsed_rate"),
+    "description": ("desc_score", "unparsed_rate", "judge_errors"),
     "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate"),
 }
 
@@ -62,6 +69,14 @@ HIGHER_IS_BETTER: dict[str, bool] = {
     "na_rate": False,
     "control_acc": True,
     "unparsed_rate": False,
+    "judge_errors": False,
+    # IllusionBench: std over items of the description score (Table IV), and the LLM-assisted protocol
+    "desc_score_std": False,
+    "acc_llm": True,
+    "fp_ratio_llm": False,
+    "desc_score_llm": True,
+    "desc_score_llm_std": False,
+    "judge_unscored_rate": False,
 }
 
 _default_matcher: Matcher | None = None
@@ -118,8 +133,13 @@ def metric_names(record: dict, by: Sequence[str] = ()) -> list[str]:
         if len(views) > 1:
             names[1:1] = [f"acc_{v.get('name') or i}" for i, v in enumerate(views)]
     for field in by:
-        value = breakdown_value(record, field)
-        if value is not None:
+        # every value the dataset has for the field (set by the harness adapter), so each item reports
+        # the same names and a subset with no items (e.g. under --limit) still shows up, as NaN
+        values = (record.get("breakdown_values") or {}).get(field)
+        if not values:
+            own = breakdown_value(record, field)
+            values = [own] if own is not None else []
+        for value in values:
             names.extend(f"{base}_{value}" for base in BREAKDOWN_BASES[record["task_type"]])
     return names
 
@@ -149,47 +169,68 @@ def _split_views(record: dict, parsed_value: Any, fmt: str) -> list[list[str]]:
     return [[str(parsed_value)]]
 
 
-def _score_open(record: dict, parsed, matcher: Matcher) -> dict:
+def _score_open(record: dict, parsed, judge) -> dict:
+    """One ``set_match`` judgement per view (PROTOCOL: positional views; ground truth is Set 1)."""
+    from ambi_plugin.judge.base import item_info
+
     views = record["views"]
     names = [v.get("name") or str(i) for i, v in enumerate(views)]
     if not parsed.ok:
-        return {"correct": False, "views": dict.fromkeys(names, False)}
+        return {"correct": False, "views": dict.fromkeys(names, False), "judge": item_info(judge, [])}
     fmt = answer_format(record)
     segments = _split_views(record, parsed.value, fmt)
     if record.get("views_positional", True) and len(views) > 1:
-        per_view = {}
+        per_view, verdicts = {}, []
         for i, (name, view) in enumerate(zip(names, views)):
             predicted = segments[i] if i < len(segments) else []
-            per_view[name] = bool(predicted) and matcher.match_terms(list(view["labels"]), predicted)
-        return {"correct": all(per_view.values()), "views": per_view}
+            verdicts.append(judge.set_match(list(view["labels"]), predicted))
+            per_view[name] = bool(verdicts[-1])  # an errored verdict counts False and in judge_errors
+        return {"correct": all(per_view.values()), "views": per_view, "judge": item_info(judge, verdicts)}
     gold = [label for v in views for label in v["labels"]]
     predicted = [term for seg in segments for term in seg]
-    ok = matcher.match_terms(gold, predicted)
-    return {"correct": ok, "views": dict.fromkeys(names, ok)}
+    verdict = judge.set_match(gold, predicted)
+    ok = bool(verdict)
+    return {"correct": ok, "views": dict.fromkeys(names, ok), "judge": item_info(judge, [verdict])}
 
 
-def _score_description(record: dict, parsed) -> dict:
-    """Offline 0/1/2 score: 0 if a conflict term appears, else 2 if every key term does, 1 if some do.
+def _score_description(record: dict, parsed, judge) -> dict:
+    """The judge's 0/1/2 rating against the golden description (IllusionBench C.1), mean over its rounds.
 
-    This is the offline stand-in for the IllusionBench judge prompt (0 = conflicts with the golden
-    description, 1 = partially consistent, 2 = consistent); LLM judges replace it when configured.
+    The offline judge uses the record's ``key_terms`` / ``conflict_terms`` when it has them. A rating the
+    judge could not give counts 0 and in ``judge_errors``.
     """
+    from ambi_plugin.judge.base import item_info
+
     if not parsed.ok:
-        return {"score": 0.0, "correct": False}
-    text = " " + " ".join(str(parsed.value).lower().split()) + " "
-    for phrase in record.get("conflict_terms") or []:
-        if any(alt.strip() and alt.strip().lower() in text for alt in phrase.split("|")):
-            return {"score": 0.0, "correct": False}
-    keys = record.get("key_terms") or []
-    if not keys:
-        return {"score": 2.0, "correct": True}
-    hits = sum(any(alt.strip() and alt.strip().lower() in text for alt in k.split("|")) for k in keys)
-    score = 2.0 if hits == len(keys) else (1.0 if hits else 0.0)
-    return {"score": score, "correct": score == 2.0}
+        return {"score": 0.0, "correct": False, "judge": item_info(judge, [])}
+    result = judge.description_score(
+        str(parsed.value),
+        str(record.get("description") or ""),
+        key_terms=record.get("key_terms") or None,
+        conflict_terms=record.get("conflict_terms") or None,
+    )
+    score = 0.0 if result.mean is None else float(result.mean)
+    return {"score": score, "correct": score == 2.0, "judge": item_info(judge, [result])}
 
 
-def score_item(record: dict, response: Any, *, matcher: Matcher | None = None) -> dict:
-    """Score one response against its record. Never raises on the response."""
+def _judge_for(judge: Any, matcher: Matcher | None) -> Any:
+    if judge is not None:
+        return judge
+    if matcher is not None:  # a core Matcher alone decides set matches (tests, custom matchers)
+        from ambi_plugin.judge.offline import OfflineJudge
+
+        return OfflineJudge(matcher=matcher)
+    from ambi_plugin.judge import get_judge
+
+    return get_judge()
+
+
+def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, judge: Any = None) -> dict:
+    """Score one response against its record. Never raises on the response.
+
+    Open, region and description items use ``judge`` (default: the configured judge,
+    ``ambi_plugin.judge.get_judge()``); ``matcher`` is a shortcut for an offline judge using that Matcher.
+    """
     ttype = record["task_type"]
     parsed = _parse(record, response)
     item: dict[str, Any] = {
@@ -211,9 +252,10 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None) -
         item["gold_bool"] = bool(record["answer_bool"])
         item["correct"] = value is not None and value == item["gold_bool"]
     elif ttype in ("open", "region"):
-        item.update(_score_open(record, parsed, matcher or default_matcher()))
+        item.update(_score_open(record, parsed, _judge_for(judge, matcher)))
     elif ttype == "localization":
-        pred = [list(b) for b in value] if value is not None else []
+        # the model's coordinate system (record / per-model ``box_format``) -> original pixels (core/coords.py)
+        pred = to_original_pixels(value, record) if value is not None else []
         gold = [list(b["box"]) for b in record["boxes"]]
         item["pred_boxes"] = pred
         item["gold_boxes"] = gold
@@ -225,7 +267,7 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None) -
         item["hit"] = bool(parsed.ok) and M.image_hit(pred, gold)
         item["correct"] = item["hit"]
     elif ttype == "description":
-        item.update(_score_description(record, parsed))
+        item.update(_score_description(record, parsed, _judge_for(judge, matcher)))
     elif ttype == "perception":
         # an out-of-range label (-1) parsed but matches neither answer: N/A on illusions, inaccurate on controls
         item["pred"] = value
@@ -294,6 +336,17 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "no_illusion_rate": _outcome_rate("no_illusion"),
     "na_rate": _outcome_rate("na"),
     "control_acc": _control_acc,
+    "judge_errors": lambda items: float(sum(1 for it in items if (it.get("judge") or {}).get("error"))),
+    # IllusionBench (ambi_plugin.benchmarks.illusionbench_llm): std over items; the judge's verdicts
+    # ("correct_llm", "pred_bool_llm", "score_llm"; an unscored verdict counts wrong / 0 and is reported)
+    "desc_score_std": lambda items: M.mean_and_std([float(it["score"]) for it in items])[1],
+    "acc_llm": lambda items: _mean([1.0 if it.get("correct_llm") else 0.0 for it in items]),
+    "fp_ratio_llm": lambda items: M.fp_ratio(
+        [it.get("pred_bool_llm") for it in items], [it["gold_bool"] for it in items]
+    ),
+    "desc_score_llm": lambda items: _mean([float(it.get("score_llm") or 0.0) for it in items]),
+    "desc_score_llm_std": lambda items: M.mean_and_std([float(it.get("score_llm") or 0.0) for it in items])[1],
+    "judge_unscored_rate": lambda items: _mean([1.0 if it.get("judge_unscored") else 0.0 for it in items]),
 }
 
 

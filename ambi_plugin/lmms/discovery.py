@@ -5,15 +5,21 @@ loaded whenever ``lmms_eval.models`` is imported, which every evaluation run doe
 builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) therefore
 
 1. returns the manifests of our plugin models (``ambi_replay``), and
-2. as a side effect installs two small wrappers (idempotent, never raising):
+2. as a side effect installs small wrappers (idempotent, never raising):
 
    * ``TaskManager.initialize_tasks`` gets our ``task_yamls/`` folder appended to its include paths,
      so ``lmms-eval --tasks ambi_synth_all`` works in a fresh process, under ``python -m lmms_eval``
      and ``accelerate launch -m lmms_eval`` alike; ``--include_path "$(ambi tasks-path)"`` keeps working.
    * ``ConfigurableTask.download`` resolves ``dataset_path: ambi://...`` (see
      :mod:`ambi_plugin.lmms.datasets`) to a local JSONL and then runs lmms-eval's own loader.
+   * ``ConfigurableTask.process_results`` makes the task's per-model ``lmms_eval_specific_kwargs``
+     visible to our scoring hooks while it runs (:mod:`ambi_plugin.lmms.task_kwargs`; e.g. the
+     coordinate system a model answers boxes in).
+   * ``EvaluationTracker.save_results_aggregated`` adds an ``ambi_plugin`` section to the results JSON
+     (our version, the judge used with its rounds and error counts, the synthetic suite's seed and size;
+     :mod:`ambi_plugin.lmms.results_meta`).
 
-Both wrapped methods are internals, not a public contract: the package pins
+The wrapped methods are internals, not a public contract: the package pins
 ``lmms-eval>=0.7,<0.8`` and tests these hooks against the installed version.
 """
 
@@ -103,10 +109,36 @@ def _patch_download() -> None:
     ConfigurableTask.download = download
 
 
+def _patch_process_results() -> None:
+    """While a task scores, its per-model kwargs are visible to our hooks (:mod:`ambi_plugin.lmms.task_kwargs`)."""
+    from lmms_eval.api.task import ConfigurableTask
+
+    original = ConfigurableTask.process_results
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def process_results(self, *args, **kwargs):
+        from ambi_plugin.lmms import task_kwargs
+
+        with task_kwargs.using(getattr(self, "lmms_eval_specific_kwargs", None)):
+            return original(self, *args, **kwargs)
+
+    setattr(process_results, _MARK, True)
+    ConfigurableTask.process_results = process_results
+
+
+def _patch_results_writer() -> None:
+    """The results JSON gets an ``ambi_plugin`` section: version, judge, synth (:mod:`ambi_plugin.lmms.results_meta`)."""
+    from ambi_plugin.lmms.results_meta import patch_results_writer
+
+    patch_results_writer()
+
+
 def install_hooks() -> bool:
     """Install the task-discovery and dataset hooks. Returns True on success; never raises."""
     ok = True
-    for patch in (_patch_task_manager, _patch_download):
+    for patch in (_patch_task_manager, _patch_download, _patch_process_results, _patch_results_writer):
         try:
             patch()
         except Exception as exc:  # noqa: BLE001 - an entry point must never raise

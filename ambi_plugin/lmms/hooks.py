@@ -12,6 +12,15 @@ Prompt templates come from ``lmms_eval_specific_kwargs`` (``default`` or the mod
 * ``option_case``: ``"upper"`` / ``"lower"`` forces the case of option labels (RCID writes I, II,
   III; IllusionBench i., ii.); by default the record's ``option_style`` decides.
 * ``pre_prompt`` / ``post_prompt``: text put before / after the filled template.
+* few-shot records (field ``fewshot``): ``{fewshot}``, ``{n}``, ``{image}`` and the kwargs
+  ``fewshot_template``, ``image_token``, ``fewshot_separator`` (see :mod:`ambi_plugin.core.fewshot`).
+* ``preprocess``: image preprocessing for ``doc_to_visual`` (see :mod:`ambi_plugin.core.preprocess`).
+* ``prompt_<variant>``: the template for records with ``prompt_variant: <variant>`` (AmbiBench's
+  triple hybrids: ``prompt_triple``); missing, the prompt does not render.
+* ``video_frames``: video records are handed over as this many uniformly sampled frames
+  (:mod:`ambi_plugin.core.video`); without it, as the video file.
+* ``box_format`` (+ ``min_pixels``, ``max_pixels``): the coordinate system the model answers boxes in,
+  applied when scoring (:mod:`ambi_plugin.core.coords`, :mod:`ambi_plugin.lmms.task_kwargs`).
 """
 
 from __future__ import annotations
@@ -22,8 +31,10 @@ from functools import lru_cache
 from typing import Any
 
 from ambi_plugin.core.answers import gold_response
+from ambi_plugin.core.coords import with_model_settings
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+from ambi_plugin.lmms import task_kwargs
 
 
 class PromptError(ValueError):
@@ -62,11 +73,24 @@ def load_image(path: Any, *, rid: Any = None):
         raise OSError(f"record id={rid!r}, field 'image': cannot read {path!r} ({type(exc).__name__}: {exc})") from None
 
 
-def doc_to_visual(doc: dict) -> list:
+def doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """The record's images in order (few-shot examples first). A ``preprocess`` spec in the YAML's
+    kwargs, else in the record, is applied (see :mod:`ambi_plugin.core.preprocess`)."""
     rec = record_of(doc)
     if rec.get("video"):
+        n_frames = (lmms_eval_specific_kwargs or {}).get("video_frames")
+        if n_frames:  # fixed sampling: n frames, uniform, first and last included (core/video.py)
+            from ambi_plugin.core.video import sample_frames
+
+            return sample_frames(rec["video"], int(n_frames), rid=rec.get("id"))
         return [rec["video"]]
-    return [load_image(p, rid=rec.get("id")) for p in _images(rec)]
+    images = [load_image(p, rid=rec.get("id")) for p in _images(rec)]
+    spec = (lmms_eval_specific_kwargs or {}).get("preprocess", rec.get("preprocess"))
+    if spec:
+        from ambi_plugin.core.preprocess import preprocess_image
+
+        images = [preprocess_image(im, spec) for im in images]
+    return images
 
 
 def _label(i: int, style: str, case: str | None) -> str:
@@ -89,6 +113,11 @@ def prompt_fields(rec: dict, kwargs: dict | None = None) -> dict[str, str]:
         fields["options"] = "\n".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
         fields["options_inline"] = " ".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
         fields["choices"] = ", ".join(f"{lab}: {o}" for lab, o in zip(labels, opts))
+    if rec.get("fewshot"):  # {fewshot}, {n}, {image}: interleaved few-shot examples (core/fewshot.py)
+        from ambi_plugin.core.fewshot import fewshot_fields
+
+        style, case = rec.get("option_style") or "letter", kwargs.get("option_case")
+        fields.update(fewshot_fields(rec, kwargs, lambda i: _label(i, style, case)))
     imgs = _images(rec)
     if imgs:
         from PIL import Image
@@ -105,7 +134,13 @@ def prompt_fields(rec: dict, kwargs: dict | None = None) -> dict[str, str]:
 
 def build_prompt(rec: dict, kwargs: dict | None = None) -> str:
     kwargs = kwargs or {}
-    template = kwargs.get("prompt", "{question}")
+    variant = rec.get("prompt_variant")  # e.g. AmbiBench triple hybrids: kwargs "prompt_triple"
+    if variant and not kwargs.get(f"prompt_{variant}"):
+        raise PromptError(
+            f"record id={rec.get('id')!r} has prompt_variant {variant!r}, so lmms_eval_specific_kwargs "
+            f"needs a 'prompt_{variant}' template next to 'prompt'"
+        )
+    template = kwargs[f"prompt_{variant}"] if variant else kwargs.get("prompt", "{question}")
     fields = prompt_fields(rec, kwargs)
     needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
     missing = sorted(needed - fields.keys())
@@ -122,6 +157,43 @@ def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str
     return build_prompt(record_of(doc), lmms_eval_specific_kwargs)
 
 
+def doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """One chat user turn with the images *interleaved*: the prompt is cut at its image placeholders
+    (``image_token``, default ``<image {n}>``) and image n goes there; images without a placeholder come
+    first. lmms-eval's chat backends (``qwen2_5_vl`` in 0.7) otherwise put every image before the text."""
+    import re
+
+    from ambi_plugin.core.fewshot import DEFAULT_IMAGE_TOKEN
+
+    kwargs = lmms_eval_specific_kwargs or {}
+    visuals = doc_to_visual(doc, lmms_eval_specific_kwargs)
+    text = doc_to_text(doc, lmms_eval_specific_kwargs)
+    token = str(kwargs.get("image_token", DEFAULT_IMAGE_TOKEN))
+    pattern = re.escape(token).replace(re.escape("{n}"), r"(\d+)") if "{n}" in token else None
+    parts = re.split(f"({pattern})", text) if pattern else [text]
+    placed = {int(m) for m in re.findall(pattern, text)} if pattern else set()
+
+    def media(v: Any) -> dict:
+        if isinstance(v, str):  # a video path
+            return {"type": "video", "url": v}
+        return {"type": "image", "url": v}
+
+    content = [media(v) for n, v in enumerate(visuals, start=1) if n not in placed]
+    k = 0
+    while k < len(parts):
+        part = parts[k]
+        if pattern and k + 1 < len(parts) and re.fullmatch(pattern, part or "\0"):
+            n = int(parts[k + 1])
+            if 1 <= n <= len(visuals):
+                content.append(media(visuals[n - 1]))
+            k += 2
+            continue
+        if part:
+            content.append({"type": "text", "text": part})
+        k += 1
+    return [{"role": "user", "content": content}]
+
+
 def doc_to_target(doc: dict) -> str:
     return gold_response(record_of(doc))
 
@@ -130,6 +202,8 @@ def score_response(rec: dict, results: list) -> dict:
     response = results[0] if results else ""
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)
+    # per-model scoring settings of the running task (box_format ...; core/coords.py, lmms/task_kwargs.py)
+    rec = with_model_settings(rec, task_kwargs.current())
     item = score_item(rec, response)
     item["response"] = response
     return item
@@ -143,12 +217,16 @@ def process_results(doc: dict, results: list) -> dict:
 
 def expected_metrics(doc: dict, process=None) -> list[str]:
     """The metric names a task's ``process_results`` returns for this doc (used to validate YAMLs)."""
+    names_of = getattr(process, "metric_names", None)  # process functions that report extra metrics
+    if callable(names_of):
+        return list(names_of(record_of(doc)))
     fields = getattr(process, "breakdown_fields", ())
     return metric_names(record_of(doc), by=fields)
 
 
 __all__ = [
     "aggregate",
+    "doc_to_messages",
     "doc_to_target",
     "doc_to_text",
     "doc_to_visual",

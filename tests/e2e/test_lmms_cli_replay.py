@@ -63,7 +63,7 @@ def _base_expected(base: str, recs: list[dict], good: bool) -> float:
     one = 1.0 if good else 0.0
     if base in ("acc", "exact_match", "control_acc", "hit_rate", "ap50"):
         return one
-    if base == "unparsed_rate":
+    if base in ("unparsed_rate", "judge_errors"):  # the offline judge reads every gold and wrong reply
         return 0.0
     if base == "na_rate":
         return 0.0 if good else 1.0

@@ -26,6 +26,7 @@ metric_list:
   - {{metric: acc_near, aggregation: !function ambi_plugin.lmms.aggregate.acc_near, higher_is_better: true}}
   - {{metric: acc_far, aggregation: !function ambi_plugin.lmms.aggregate.acc_far, higher_is_better: true}}
   - {{metric: unparsed_rate, aggregation: !function ambi_plugin.lmms.aggregate.unparsed_rate, higher_is_better: false}}
+  - {{metric: judge_errors, aggregation: !function ambi_plugin.lmms.aggregate.judge_errors, higher_is_better: false}}
 metadata: {{version: 1, benchmark: mybench, category: ducks, task_type: open}}
 """
 
@@ -84,6 +85,7 @@ def test_yaml_only_category_runs_through_lmms_eval(tmp_path, offline_env):
     assert got["acc_near"] == pytest.approx(0.75)
     assert got["acc_far"] == pytest.approx(0.5)
     assert got["unparsed_rate"] == 0.0
+    assert got["judge_errors"] == 0.0
 
 
 def _setup(tmp_path, records: list[dict]) -> tuple[dict, list[str]]:

@@ -1,0 +1,111 @@
+"""Loading a released dataset from the HF Hub (or its offline cache, or a local folder laid out like
+the Hub) and writing canonical records into ambi-plugin's cache, atomically.
+
+Used by the benchmark modules' ``materialize_from_hub()``. When the data is neither cached nor
+reachable, :class:`DataUnavailableError` says what to do instead (a local copy and its variable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from filelock import FileLock
+
+from ambi_plugin.paths import cache_dir
+
+
+class DataUnavailableError(RuntimeError):
+    """A benchmark's data is neither configured locally nor loadable from the Hub (or its cache)."""
+
+
+_FAILED: dict[str, str] = {}
+
+
+def load_hub_dataset(source: str, *, benchmark: str):
+    """``datasets.load_dataset(source)`` as a DatasetDict (all splits); a Hub id or a local folder.
+
+    Raises :class:`DataUnavailableError` naming the source, the reason and the local-copy variable.
+    """
+    try:
+        import datasets
+    except ImportError as exc:  # pragma: no cover - the lmms extra brings datasets
+        raise DataUnavailableError(
+            f"loading {source!r} needs the 'datasets' package: pip install 'ambi-plugin[lmms]'"
+        ) from exc
+    if str(source) in _FAILED:  # one attempt per process: every task of a benchmark asks for the same source
+        raise DataUnavailableError(_FAILED[str(source)])
+    try:
+        return datasets.load_dataset(str(source))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one actionable message
+        offline = os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("HF_DATASETS_OFFLINE") == "1"
+        _FAILED[str(source)] = (
+            f"{benchmark}: cannot load the dataset {source!r} ({type(exc).__name__}: {str(exc)[:300]})"
+            + (" while offline (HF_HUB_OFFLINE=1) and it is not in the HF cache" if offline else "")
+            + f". Point AMBI_{benchmark.upper()}_DIR (or data.{benchmark} in the ambi config) at a local copy "
+            f"in the canonical schema (ambi import {benchmark} ...), or run once online to cache the Hub release."
+        )
+        raise DataUnavailableError(_FAILED[str(source)]) from None
+
+
+def source_key(*parts: str) -> str:
+    """A short stable key for a cache folder name; a part naming a local folder adds its files' sizes and
+    modification times, so an edited local copy is converted again."""
+    items = []
+    for part in parts:
+        items.append(part)
+        path = Path(part)
+        if path.is_dir():
+            for f in sorted(p for p in path.rglob("*") if p.is_file()):
+                st = f.stat()
+                items.append(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\x00".join(items).encode()).hexdigest()[:12]
+
+
+def materialize(out_dir: Path, build: Callable[[Path], None]) -> Path:
+    """Run ``build(tmp_dir)`` once and move its result to ``out_dir`` atomically (file-locked)."""
+    out_dir = Path(out_dir)
+    if (out_dir / ".complete").is_file():
+        return out_dir
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out_dir) + ".lock"):
+        if (out_dir / ".complete").is_file():
+            return out_dir
+        tmp = Path(tempfile.mkdtemp(prefix=out_dir.name + ".", dir=out_dir.parent))
+        try:
+            build(tmp)
+            (tmp / ".complete").write_text("ok\n")
+            if out_dir.exists():
+                shutil.rmtree(out_dir)
+            tmp.rename(out_dir)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return out_dir
+
+
+def benchmark_cache(benchmark: str, key: str) -> Path:
+    return cache_dir() / benchmark / key
+
+
+def save_image(image, path: Path) -> None:
+    """Save a PIL image (or a datasets Image dict with bytes/path) to ``path`` unless it exists."""
+    path = Path(path)
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(image, dict):
+        if image.get("bytes"):
+            path.write_bytes(image["bytes"])
+            return
+        if image.get("path") and Path(image["path"]).is_file():
+            shutil.copyfile(image["path"], path)
+            return
+        raise ValueError(f"cannot save image {path.name}: the dataset row holds neither bytes nor a readable path")
+    fmt = {".jpg": "JPEG", ".jpeg": "JPEG", ".png": "PNG", ".webp": "WEBP"}.get(path.suffix.lower(), "PNG")
+    img = image.convert("RGB") if fmt == "JPEG" and image.mode not in ("RGB", "L") else image
+    img.save(path, format=fmt)

@@ -1,0 +1,88 @@
+"""An ``"ambi_plugin"`` section in lmms-eval's results JSON: our version, the judge, the synthetic suite.
+
+lmms-eval writes the results JSON itself (``EvaluationTracker.save_results_aggregated``); we wrap that
+method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to add, before it writes::
+
+    "ambi_plugin": {
+      "version": "0.1.0",
+      "judge": {"backend", "model", "rounds", "rounds_used", "templates", "settings", "stats",
+                "errors": {"<task>": <judge_errors of that task>, ...}, "errors_total": n},
+      "synth": {"seed": 0, "n": 8}          # only when a task read ``ambi://synth``
+    }
+
+``judge.errors`` repeats each task's ``judge_errors`` metric (lmms-eval already aggregates it over
+every process), so the judge used, its rounds and its error count sit together. The section is built
+so that it never breaks the save: any problem is recorded as ``"error"`` inside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import os
+from typing import Any
+
+log = logging.getLogger("ambi_plugin")
+_MARK = "__ambi_plugin_wrapped__"
+SECTION = "ambi_plugin"
+
+
+def _judge_errors(results: dict) -> dict[str, float]:
+    out = {}
+    for task, metrics in (results.get("results") or {}).items():
+        for key, val in (metrics or {}).items():
+            if key.split(",")[0] == "judge_errors" and isinstance(val, (int, float)) and not math.isnan(val):
+                out[task] = float(val)
+    return out
+
+
+def _uses_synth(results: dict) -> bool:
+    return any(
+        isinstance(cfg, dict) and str(cfg.get("dataset_path", "")).startswith("ambi://synth")
+        for cfg in (results.get("configs") or {}).values()
+    )
+
+
+def ambi_section(results: dict) -> dict[str, Any]:
+    """The section for a results dict (pure but for the judge's process-wide state)."""
+    import ambi_plugin
+    from ambi_plugin.judge import judge_info
+
+    section: dict[str, Any] = {"version": ambi_plugin.__version__}
+    try:
+        info = judge_info()
+        errors = _judge_errors(results)
+        info["errors"] = errors
+        info["errors_total"] = float(sum(errors.values()))
+        section["judge"] = info
+    except Exception as exc:  # noqa: BLE001 - the results must still be written
+        section["judge"] = {"error": f"{type(exc).__name__}: {exc}"}
+    if _uses_synth(results):
+        from ambi_plugin.data.synth import DEFAULT_N
+
+        section["synth"] = {
+            "seed": int(os.environ.get("AMBI_SYNTH_SEED", "0")),
+            "n": int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N))),
+        }
+    return section
+
+
+def patch_results_writer() -> None:
+    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+
+    original = EvaluationTracker.save_results_aggregated
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def save_results_aggregated(self, results, *args, **kwargs):
+        if isinstance(results, dict):
+            try:
+                results[SECTION] = ambi_section(results)
+            except Exception as exc:  # noqa: BLE001 - never break lmms-eval's save
+                log.warning("ambi-plugin: could not add the ambi_plugin section (%s: %s)", type(exc).__name__, exc)
+        return original(self, results, *args, **kwargs)
+
+    setattr(save_results_aggregated, _MARK, True)
+    EvaluationTracker.save_results_aggregated = save_results_aggregated

@@ -1,0 +1,336 @@
+"""``ambi score``: re-score saved per-item answers without lmms-eval and print the paper's tables.
+
+Answer files (``--answers``), by shape:
+
+* JSONL, one ``{"id": <record id>, "response": "<model output>"}`` per line; ``"task"`` may be present
+  (``ambi_replay``'s format: only the rows of the task being scored are used). One answer set, named
+  after the file.
+* lmms-eval ``--log_samples`` JSONL (``filtered_resps``; the record id from ``doc`` or from our logged item).
+* A JSON list (or JSONL) of objects with ``id`` and one column per answer set, as the IllusionVQA authors
+  release them (``GPT_0_SHOT``, ``GEM_4_SHOT``, ``HUMAN_ANSWER_1`` ...): ``--column`` picks the columns
+  (default: every text column that is not a dataset field). ``--vote C1,C2,C3`` adds their majority vote
+  (PROTOCOL: a seeded random tie-break, ``--seed``), as the paper's human row.
+
+Records come from the task's own data source, a folder (``--data-dir``) or a file (``--records``: canonical
+records, or IllusionVQA's released-question JSONL, which needs no images).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ambi_plugin.core.parsing import option_label, parse_answer
+from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
+
+DATASET_FIELDS = frozenset(
+    {"id", "question", "options", "answer", "image", "category", "source", "answer_letter", "image_path_in_hf_zip"}
+)
+COMPREHENSION_BY = ("category", "question_type")
+
+
+class ScoreError(ValueError):
+    """Answers or records that cannot be scored; the message names the file, task and record ids."""
+
+
+@dataclass
+class ScoreReport:
+    task: str
+    kind: str
+    text: str
+    values: dict[str, dict[str, float]]
+    counts: dict[str, int] = field(default_factory=dict)
+    review: list[dict] = field(default_factory=list)
+    judge: dict[str, Any] = field(default_factory=dict)  # LLM protocol: backend, model, rounds, template hashes
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+def read_rows(path: str | Path) -> list[dict]:
+    """A JSON list or a JSONL file of objects."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"answers file {str(path)!r} does not exist")
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScoreError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    else:
+        rows = []
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            if raw.strip():
+                try:
+                    rows.append(json.loads(raw))
+                except json.JSONDecodeError as exc:
+                    raise ScoreError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    if not all(isinstance(r, dict) for r in rows):
+        raise ScoreError(f"{path}: expected objects (one answer per record), found {type(rows[0]).__name__}")
+    return rows
+
+
+def _first_text(val: Any) -> str | None:
+    while isinstance(val, list) and val:
+        val = val[0]
+    return val if isinstance(val, str) else None
+
+
+def _row_id(row: dict) -> str | None:
+    if row.get("id") is not None:
+        return str(row["id"])
+    doc = row.get("doc")
+    if isinstance(doc, dict) and doc.get("id") is not None:
+        return str(doc["id"])
+    for val in row.values():  # lmms-eval 0.7 samples: our item score, logged under each metric name
+        if isinstance(val, dict) and "task_type" in val and val.get("id") is not None:
+            return str(val["id"])
+    return None
+
+
+def answer_columns(
+    rows: Sequence[dict], *, task: str, name: str, columns: Sequence[str] | None = None, source: str = "answers"
+) -> dict[str, dict[str, str]]:
+    """{answer set: {record id: response}} from rows of any supported shape (see the module docstring)."""
+    if any("task" in r for r in rows):
+        tasks = sorted({str(r.get("task")) for r in rows})
+        rows = [r for r in rows if r.get("task") == task]
+        if not rows:
+            raise ScoreError(f"{source}: no answers for task {task!r} (tasks in the file: {', '.join(tasks)})")
+    if columns:
+        missing = [c for c in columns if not any(c in r for r in rows)]
+        if missing:
+            present = sorted({k for r in rows for k in r})
+            raise ScoreError(f"{source}: no column {missing} (columns: {', '.join(present)})")
+    elif all("response" in r or "filtered_resps" in r or "resps" in r for r in rows):
+        out: dict[str, str] = {}
+        for r in rows:
+            rid = _row_id(r)
+            text = r["response"] if "response" in r else _first_text(r.get("filtered_resps") or r.get("resps"))
+            if rid is not None and text is not None:
+                out[rid] = str(text)
+        return {name: out}
+    else:
+        columns = sorted(
+            {k for r in rows for k, v in r.items() if k not in DATASET_FIELDS and isinstance(v, str)},
+        )
+        if not columns:
+            raise ScoreError(f"{source}: no answer column found; rows need 'response' or pass --column")
+    table: dict[str, dict[str, str]] = {c: {} for c in columns}
+    for r in rows:
+        rid = _row_id(r)
+        if rid is None:
+            raise ScoreError(f"{source}: a row without 'id' ({str(r)[:120]})")
+        for c in columns:
+            if r.get(c) is not None:
+                table[c][rid] = str(r[c])
+    return table
+
+
+def _parsed_index(rec: dict, response: str | None) -> int | None:
+    if response is None:
+        return None
+    kw = {"n_options": len(rec["options"]), "style": rec.get("option_style"), "options": rec["options"]}
+    got = parse_answer(response, answer_format(rec), **kw)
+    return got.value if got.ok and isinstance(got.value, int) and got.value >= 0 else None
+
+
+def majority_vote(rec: dict, responses: Sequence[str | None], *, seed: int = 0) -> str:
+    """The option most annotators chose (ties broken at random, seeded by ``seed`` and the record id),
+    as its label; "" when nobody's answer can be read."""
+    picks = [i for i in (_parsed_index(rec, r) for r in responses) if i is not None]
+    if not picks:
+        return ""
+    counts = Counter(picks)
+    best = max(counts.values())
+    tied = sorted(i for i, n in counts.items() if n == best)
+    winner = tied[0] if len(tied) == 1 else random.Random(f"ambi-vote:{seed}:{rec['id']}").choice(tied)
+    return option_label(winner, rec.get("option_style") or "letter")
+
+
+def add_vote(
+    records: Sequence[dict], table: dict[str, dict[str, str]], vote: Sequence[str], *, seed: int, name: str
+) -> None:
+    missing = [c for c in vote if c not in table]
+    if missing:
+        raise ScoreError(f"--vote names columns {missing} that the answers do not have ({', '.join(table)})")
+    table[name] = {
+        str(rec["id"]): majority_vote(rec, [table[c].get(str(rec["id"])) for c in vote], seed=seed) for rec in records
+    }
+
+
+# ----------------------------------------------------------------------------- records and task
+
+
+def task_spec(task: str):
+    """(TaskInfo, paper table kind, prompt type) of one of our IllusionBench / IllusionVQA tasks."""
+    from ambi_plugin.replayfile import expand_tasks
+
+    infos = expand_tasks(task)
+    if len(infos) != 1 or infos[0].name != task:
+        raise ScoreError(f"ambi score takes one task, not a group: {task!r} holds {[i.name for i in infos]}")
+    meta = infos[0].config.get("metadata") or {}
+    kind = meta.get("paper_table")
+    if not kind:
+        raise ScoreError(
+            f"task {task!r} has no paper table (metadata.paper_table); ambi score covers IllusionBench and IllusionVQA"
+        )
+    return infos[0], str(kind), str(meta.get("prompt_type", ""))
+
+
+def load_records(
+    info, kind: str, *, records: str | Path | None = None, data_dir: str | Path | None = None
+) -> list[dict]:
+    from ambi_plugin.core.schema import read_records
+    from ambi_plugin.replayfile import task_records
+
+    if records is None:
+        return task_records(info, Path(data_dir) if data_dir else None)
+    path = Path(records)
+    if not path.is_file():
+        raise FileNotFoundError(f"records file {str(path)!r} does not exist")
+    first = next((ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()), "{}")
+    if "task_type" in json.loads(first):
+        return read_records(path)
+    if kind.startswith("illusionvqa"):
+        from ambi_plugin.benchmarks.illusionvqa import records_from_release
+
+        return records_from_release(path, task=kind.removeprefix("illusionvqa_"))
+    raise ScoreError(f"{path}: not canonical records (no 'task_type'); see hf_dataset_cards/ for the schema")
+
+
+def _names(rec: dict, kind: str, protocol: str) -> list[str]:
+    if kind == "illusionvqa_comprehension":
+        return metric_names(rec, by=COMPREHENSION_BY)
+    if kind.startswith("illusionbench"):
+        from ambi_plugin.benchmarks.illusionbench_llm import llm_metric_names, rule_metric_names
+
+        return llm_metric_names(rec) if protocol == "llm" else rule_metric_names(rec)
+    return metric_names(rec)
+
+
+def summarize(records: Sequence[dict], items: Sequence[dict], kind: str, protocol: str = "rule") -> dict[str, float]:
+    """Every metric the task reports, over these items, plus the count of unparsed answers."""
+    names: list[str] = []
+    for rec in records:
+        names.extend(n for n in _names(rec, kind, protocol) if n not in names)
+    values = {name: aggregate(name, list(items)) for name in names}
+    values["unparsed"] = sum(1 for it in items if not it.get("parsed"))
+    return values
+
+
+def record_counts(records: Iterable[dict]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for rec in records:
+        counts[str(rec.get("category"))] += 1
+        qt = (rec.get("breakdown") or {}).get("question_type")
+        if qt:
+            counts[str(qt)] += 1
+    return dict(counts)
+
+
+def score_answers(
+    task: str,
+    answers: str | Path,
+    *,
+    columns: Sequence[str] | None = None,
+    vote: Sequence[str] | None = None,
+    vote_name: str = "majority vote",
+    seed: int = 0,
+    records: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    protocol: str = "rule",
+    overrides: str | Path | None = None,
+    allow_missing: bool = False,
+    judge=None,
+    progress: bool = True,
+) -> ScoreReport:
+    """Score every answer set of ``answers`` on ``task`` and format the paper's tables."""
+    from ambi_plugin.paper_tables import paper_tables
+
+    if protocol not in ("rule", "llm"):
+        raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
+    info, kind, prompt_type = task_spec(task)
+    if protocol == "llm" and not kind.startswith("illusionbench"):
+        raise ScoreError(f"the LLM-assisted protocol is IllusionBench's; task {task!r} is scored by its parsers")
+    recs = load_records(info, kind, records=records, data_dir=data_dir)
+    table = answer_columns(read_rows(answers), task=task, name=Path(answers).stem, columns=columns, source=str(answers))
+    if vote:
+        add_vote(recs, table, list(vote), seed=seed, name=vote_name)
+    ids = [str(r["id"]) for r in recs]
+    for col, got in table.items():
+        missing = [i for i in ids if i not in got]
+        if missing and not allow_missing:
+            shown = ", ".join(missing[:5]) + (f" ... ({len(missing)} in all)" if len(missing) > 5 else "")
+            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id(s) {shown} of task {task!r}")
+    over = {}
+    if overrides:
+        from ambi_plugin.benchmarks.illusionbench_llm import load_overrides
+
+        over = load_overrides(overrides)
+    values, review = {}, []
+    for col, got in table.items():
+        items = _score_column(
+            recs, got, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress, label=col
+        )
+        values[col] = summarize(recs, items, kind, protocol)
+        if protocol == "llm":
+            from ambi_plugin.benchmarks.illusionbench_llm import review_queue
+
+            review.extend({**row, "answers": col} for row in review_queue(task, recs, items))
+    counts = record_counts(recs)
+    protocols = ("rule", "llm") if protocol == "llm" else ("rule",)
+    text = paper_tables(kind, values, counts=counts, prompt_type=prompt_type, protocols=protocols)
+    info: dict[str, Any] = {}
+    if protocol == "llm":
+        from ambi_plugin.judge import judge_info
+
+        info = judge.info() if judge is not None else judge_info()
+        text += f"\n\njudge: {info.get('backend')} {info.get('model') or ''}, templates {info.get('templates', {})}"
+    return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info)
+
+
+def _score_column(recs, got, *, protocol, task, overrides, judge, progress, label) -> list[dict]:
+    if protocol == "rule":
+        return [score_item(rec, got.get(str(rec["id"]), "")) for rec in recs]
+    from tqdm import tqdm
+
+    from ambi_plugin.benchmarks.illusionbench_llm import find_override, score_item_llm
+
+    out = []
+    for rec in tqdm(recs, desc=f"judging {label}", unit="item", disable=not progress):
+        override = find_override(overrides, task, rec["id"])
+        out.append(score_item_llm(rec, got.get(str(rec["id"]), ""), judge=judge, override=override))
+    return out
+
+
+def tables_from_results(results: Mapping[str, Any]) -> str:
+    """The paper tables of every IllusionBench / IllusionVQA task in an lmms-eval results JSON."""
+    from ambi_plugin.paper_tables import paper_tables
+    from ambi_plugin.report import task_metrics
+    from ambi_plugin.taskindex import index
+
+    idx = index()
+    parts = []
+    column = str(results.get("model_name") or (results.get("config") or {}).get("model") or "results")
+    for task, metrics in sorted(task_metrics(results).items()):
+        info = idx.get(task)
+        meta = (info.config.get("metadata") or {}) if info else {}
+        kind = meta.get("paper_table")
+        if not kind:
+            continue
+        protocols = ("rule", "llm") if any(k.endswith("_llm") for k in metrics) else ("rule",)
+        parts.append(f"## {task}\n")
+        parts.append(
+            paper_tables(kind, {column: metrics}, prompt_type=str(meta.get("prompt_type", "")), protocols=protocols)
+        )
+        parts.append("")
+    if not parts:
+        raise ScoreError("the results JSON holds no IllusionBench or IllusionVQA task of ours")
+    return "\n".join(parts).rstrip()
