@@ -27,7 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.schema import RecordError, validate_record, write_records
+from ambi_plugin.core.schema import read_jsonl
+from ambi_plugin.core.schema import write_dataset as _write_dataset
 
 BENCHMARK = "illusionbench"
 HUB_ID = "lmms-lab-eval/IllusionBench"
@@ -351,34 +352,11 @@ def records_from_lmms_rows(
 
 
 def write_dataset(out: Path, records: Mapping[str, list[dict]]) -> dict[str, int]:
-    """Validate and write each non-empty record list to ``out/<name>.jsonl``; returns the counts."""
-    out = Path(out)
-    counts = {}
-    for name, recs in records.items():
-        if not recs:
-            continue
-        for rec in recs:
-            try:
-                validate_record(rec, source=f"{name}.jsonl")
-            except RecordError as exc:
-                raise ValueError(str(exc)) from None
-        counts[name] = write_records(out / f"{name}.jsonl", recs)
-    return counts
+    """Validate and write each record list to ``out/<name>.jsonl``; returns the counts."""
+    return _write_dataset(out, dict(records), skip_empty=True)
 
 
 # ----------------------------------------------------------------------------- importer and Hub loader
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if raw.strip():
-                try:
-                    rows.append(json.loads(raw))
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-    return rows
 
 
 def import_jsonl(jsonl: Path, images: Path, out: Path, *, shuffle_seed: int = SHUFFLE_SEED) -> dict[str, int]:

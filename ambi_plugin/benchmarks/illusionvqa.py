@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.core.fewshot import fewshot_example
-from ambi_plugin.core.schema import RecordError, validate_record, write_records
+from ambi_plugin.core.schema import read_jsonl
+from ambi_plugin.core.schema import write_dataset as _write_dataset
 
 BENCHMARK = "illusionvqa"
 HUB_COMPREHENSION = "csebuetnlp/illusionVQA-Comprehension"
@@ -262,27 +263,8 @@ def build_records(
 
 
 def write_dataset(out: Path, records: Mapping[str, list[dict]]) -> dict[str, int]:
-    counts = {}
-    for name, recs in records.items():
-        for rec in recs:
-            try:
-                validate_record(rec, source=f"{name}.jsonl")
-            except RecordError as exc:
-                raise ValueError(str(exc)) from None
-        counts[name] = write_records(Path(out) / f"{name}.jsonl", recs)
-    return counts
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if raw.strip():
-                try:
-                    rows.append(json.loads(raw))
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-    return rows
+    """Validate and write each record list to ``out/<name>.jsonl``; returns the counts."""
+    return _write_dataset(out, dict(records), skip_empty=False)
 
 
 def records_from_release(path: Path, *, task: str | None = None) -> list[dict]:

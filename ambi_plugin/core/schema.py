@@ -190,6 +190,31 @@ def write_records(path: str | Path, records: Iterable[dict]) -> int:
     return n
 
 
+def read_jsonl(path: str | Path) -> list[dict]:
+    """Raw JSON objects of a JSONL file (no record validation); a bad line names file and line."""
+    rows = []
+    with Path(path).open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if raw.strip():
+                try:
+                    rows.append(json.loads(raw))
+                except json.JSONDecodeError as exc:
+                    raise RecordError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+    return rows
+
+
+def write_dataset(out: str | Path, records: dict[str, list[dict]], *, skip_empty: bool = False) -> dict[str, int]:
+    """Validate and write each record list to ``out/<name>.jsonl``; returns the counts per name."""
+    counts = {}
+    for name, recs in records.items():
+        if skip_empty and not recs:
+            continue
+        for rec in recs:
+            validate_record(rec, source=f"{name}.jsonl")
+        counts[name] = write_records(Path(out) / f"{name}.jsonl", recs)
+    return counts
+
+
 def iter_images(rec: dict) -> Iterator[str]:
     img = rec.get("image")
     if isinstance(img, str):

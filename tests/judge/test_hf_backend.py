@@ -10,9 +10,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+import torch
 
 from ambi_plugin.judge import JudgeSettings, make_judge  # noqa: E402
 

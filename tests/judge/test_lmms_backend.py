@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import lmms_eval.llm_judge  # noqa: F401 - a hard dependency of the test extras
 import pytest
 
 from ambi_plugin.judge import JudgeConfigError, JudgeSettings, make_judge
 from ambi_plugin.judge.loopback import Reply
-
-pytest.importorskip("lmms_eval.llm_judge")
 
 
 @pytest.fixture
