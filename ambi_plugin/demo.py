@@ -30,38 +30,24 @@ def tiny_model_dir() -> Path:
     return out
 
 
-def lmms_eval_command(
+def lmms_eval_args(
     *,
     model: str,
     model_args: str,
     tasks: str,
-    output: Path,
     limit: int | None = None,
     gen_kwargs: str | None = None,
     log_samples: bool = True,
 ) -> list[str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "lmms_eval",
-        "--model",
-        model,
-        "--model_args",
-        model_args,
-        "--tasks",
-        tasks,
-        "--batch_size",
-        "1",
-        "--output_path",
-        str(output),
-    ]
+    """lmms-eval arguments (without the program and --output_path)."""
+    args = ["--model", model, "--model_args", model_args, "--tasks", tasks, "--batch_size", "1"]
     if limit is not None:
-        cmd += ["--limit", str(limit)]
+        args += ["--limit", str(limit)]
     if gen_kwargs:
-        cmd += ["--gen_kwargs", gen_kwargs]
+        args += ["--gen_kwargs", gen_kwargs]
     if log_samples:
-        cmd.append("--log_samples")
-    return cmd
+        args.append("--log_samples")
+    return args
 
 
 def offline_env() -> dict[str, str]:
@@ -79,6 +65,7 @@ def offline_env() -> dict[str, str]:
 
 def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     from ambi_plugin.data.synth import DEFAULT_N, ensure_suite
+    from ambi_plugin.lmms.cli_run import lmms_eval_argv
     from ambi_plugin.report import find_results_json, format_results_table, task_metrics
     from ambi_plugin.taskindex import index
 
@@ -90,14 +77,14 @@ def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
         flush=True,
     )
     output = output or (cache_dir() / "demo-results" / time.strftime("%Y%m%d-%H%M%S"))
-    cmd = lmms_eval_command(
+    args = lmms_eval_args(
         model="qwen2_5_vl",
         model_args=f"pretrained={model_dir},{TINY_MODEL_ARGS}",
         tasks="ambi_synth_all",
-        output=output,
         limit=limit,
         gen_kwargs=DEMO_GEN_KWARGS,
     )
+    cmd = [*lmms_eval_argv(), *args, "--output_path", str(output)]
     print("[3/3] running:", " ".join(cmd), flush=True)
     output.mkdir(parents=True, exist_ok=True)
     log_path = output / "lmms-eval.log"

@@ -43,3 +43,17 @@ def ambibench_fixtures_dir() -> Path:
     path = ensure_fixtures()
     os.environ["AMBI_AMBIBENCH_DIR"] = str(path)
     return path
+
+
+@pytest.fixture
+def lmms_eval(offline_env):
+    """Run the real lmms-eval CLI; fail the test with its output when it wrote no results JSON."""
+    from ambi_plugin.lmms.cli_run import run_lmms_eval
+
+    def run(args, output, *, env=None, timeout=1200, expect_results=True):
+        result = run_lmms_eval(args, output=output, env={**offline_env, **(env or {})}, timeout=timeout)
+        if expect_results and result.results is None:
+            pytest.fail(f"lmms-eval wrote no results JSON\n{result.tail()}")
+        return result
+
+    return run

@@ -69,7 +69,14 @@ class LLMJudge(Judge):
             self.counters.add("inflight_shared")
             return fut.result()
         try:
-            result = self._ask_backend(template, prompt, r, key, reader)
+            # re-check: another thread may have written the reply and left _inflight between our cache
+            # miss and taking the lock (it writes the cache before it leaves), so ask at most once
+            hit = self.cache.get(key) if self.cache is not None else None
+            if hit is not None:
+                self.counters.add("cache_hits")
+                result = (hit.reply, reader(hit.reply))
+            else:
+                result = self._ask_backend(template, prompt, r, key, reader)
             fut.set_result(result)
             return result
         except BaseException as exc:

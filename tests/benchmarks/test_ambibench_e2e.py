@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +25,9 @@ from ambi_plugin.benchmarks.ambibench_fixtures import partial_response
 from ambi_plugin.core.answers import gold_response, wrong_response
 from ambi_plugin.core.coords import from_original_pixels
 from ambi_plugin.core.schema import read_records
+from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
 from ambi_plugin.paths import tasks_dir
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.report import task_metrics
 
 pytestmark = pytest.mark.e2e
 
@@ -39,15 +38,10 @@ def run_lmms(tmp_path: Path, env: dict, answers: list[dict], tasks: str, extra: 
     preds = tmp_path / "answers.jsonl"
     preds.write_text("".join(json.dumps(a) + "\n" for a in answers))
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "ambi_replay", "--model_args", f"predictions={preds}",
-           "--tasks", tasks, "--batch_size", "1", "--output_path", str(out), "--log_samples", *extra]  # fmt: skip
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    try:
-        results = json.loads(find_results_json(out).read_text())
-    except FileNotFoundError:
-        pytest.fail(
-            f"lmms-eval wrote no results JSON (rc={proc.returncode})\n{proc.stdout[-2000:]}\n{proc.stderr[-5000:]}"
-        )
+    run = run_lmms_eval(replay_args(preds, tasks, *extra), output=out, env=env, timeout=900)
+    if run.results is None:
+        pytest.fail(f"lmms-eval wrote no results JSON\n{run.tail()}")
+    results = run.results
     samples = {}
     for path in out.rglob("*samples_*.jsonl"):
         task = path.stem.split("_samples_", 1)[1]
@@ -176,19 +170,18 @@ def test_real_rotation_illusions_run_through_the_multiview_task(tmp_path, offlin
 def test_tiny_qwen_backend_runs_video_frames_and_per_model_boxes(tmp_path, offline_env):
     """lmms-eval's own qwen2_5_vl backend (tiny random weights): the 8 sampled video frames, the model's
     qwen_resized box entry and a positional open task go through a real model. Scores mean nothing."""
-    from ambi_plugin.demo import TINY_MODEL_ARGS, lmms_eval_command
+    from ambi_plugin.demo import TINY_MODEL_ARGS, lmms_eval_args
     from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
     model = make_tiny_qwen2_5_vl(tmp_path / "tiny")
     tasks = ["ambibench_motion_video_open", "ambibench_multiscene_localization", "ambibench_hybrid_open"]
     out = tmp_path / "out"
-    cmd = lmms_eval_command(model="qwen2_5_vl", model_args=f"pretrained={model},{TINY_MODEL_ARGS}",
-                            tasks=",".join(tasks), output=out, limit=2, gen_kwargs="max_new_tokens=8")  # fmt: skip
-    proc = subprocess.run(cmd, env=offline_env, capture_output=True, text=True, timeout=1200)
-    try:
-        got = task_metrics(json.loads(find_results_json(out).read_text()))
-    except FileNotFoundError:
-        pytest.fail(proc.stdout[-2000:] + proc.stderr[-5000:])
+    args = lmms_eval_args(model="qwen2_5_vl", model_args=f"pretrained={model},{TINY_MODEL_ARGS}",
+                          tasks=",".join(tasks), limit=2, gen_kwargs="max_new_tokens=8")  # fmt: skip
+    run = run_lmms_eval(args, output=out, env=offline_env, timeout=1200)
+    if run.results is None:
+        pytest.fail(run.tail())
+    got = task_metrics(run.results)
     for task in tasks:
         want = set(AB.TASKS_BY_NAME[task].metrics)
         if task == "ambibench_hybrid_open":

@@ -17,6 +17,7 @@ from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import slug
+from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
 from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
 from ambi_plugin.report import find_results_json, task_metrics
 from ambi_plugin.scorefile import score_answers, tables_from_results
@@ -38,15 +39,10 @@ def data(tmp_path_factory, shared_data) -> dict[str, str]:
 
 
 def run_lmms(out: Path, env: dict, predictions: Path, tasks: str) -> dict:
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "ambi_replay", "--model_args", f"predictions={predictions}",
-           "--tasks", tasks, "--batch_size", "1", "--output_path", str(out), "--log_samples"]  # fmt: skip
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
-    try:
-        return json.loads(find_results_json(out).read_text())
-    except FileNotFoundError:
-        pytest.fail(
-            f"lmms-eval wrote no results JSON (rc={proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-        )
+    run = run_lmms_eval(replay_args(predictions, tasks), output=out, env=env, timeout=1200)
+    if run.results is None:
+        pytest.fail(f"lmms-eval wrote no results JSON\n{run.tail()}")
+    return run.results
 
 
 def _declared(task: str) -> list[str]:

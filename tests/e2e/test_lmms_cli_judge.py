@@ -4,8 +4,6 @@ an LLM judge on a loopback server, judge errors counted, and a second identical 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -13,9 +11,10 @@ from ambi_plugin.core.schema import read_records
 from ambi_plugin.judge import templates as T
 from ambi_plugin.judge.loopback import LoopbackChatServer, oracle_responder
 from ambi_plugin.judge.templates import template_hashes
+from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
 from ambi_plugin.lmms.datasets import source_root
 from ambi_plugin.replayfile import write_reference_predictions
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.report import task_metrics
 
 pytestmark = pytest.mark.e2e
 
@@ -23,16 +22,10 @@ TASKS = "ambi_synth_hybrid_open,ambi_synth_region,ambi_synth_description"
 
 
 def _run(tmp_path, env, preds, name):
-    out = tmp_path / name
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "ambi_replay", "--model_args", f"predictions={preds}"]
-    cmd += ["--tasks", TASKS, "--batch_size", "1", "--output_path", str(out), "--log_samples"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    try:
-        path = find_results_json(out)
-    except FileNotFoundError:
-        pytest.fail(f"no results JSON (rc={proc.returncode})\n{proc.stdout[-2000:]}\n{proc.stderr[-5000:]}")
-    samples = {p.name.split("_samples_")[1].rsplit(".", 1)[0]: p for p in out.rglob("*_samples_*.jsonl")}
-    return json.loads(path.read_text()), samples
+    run = run_lmms_eval(replay_args(preds, TASKS), output=tmp_path / name, env=env, timeout=900)
+    if run.results is None:
+        pytest.fail(f"no results JSON\n{run.tail()}")
+    return run.results, run.samples
 
 
 def _n_items(task: str) -> int:

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, slug
+from ambi_plugin.lmms.cli_run import replay_args
 from ambi_plugin.lmms.datasets import source_root
 from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.report import task_metrics
 from ambi_plugin.taskindex import index
 
 pytestmark = pytest.mark.e2e
@@ -27,33 +25,9 @@ pytestmark = pytest.mark.e2e
 SUITE = "ambi_synth_all"
 
 
-def run_lmms(tmp_path, env, predictions, tasks=SUITE, extra=()):
-    out = tmp_path / "out"
-    # the console script a user types, as installed next to this interpreter
-    script = Path(sys.executable).with_name("lmms-eval")
-    cmd = [
-        *([str(script)] if script.exists() else [sys.executable, "-m", "lmms_eval"]),
-        "--model",
-        "ambi_replay",
-        "--model_args",
-        f"predictions={predictions}",
-        "--tasks",
-        tasks,
-        "--batch_size",
-        "1",
-        "--output_path",
-        str(out),
-        "--log_samples",
-        *extra,
-    ]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    try:
-        path = find_results_json(out)
-    except FileNotFoundError:
-        pytest.fail(
-            f"lmms-eval wrote no results JSON (rc={proc.returncode})\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-        )
-    return json.loads(path.read_text()), proc
+def run_lmms(lmms_eval, tmp_path, predictions, tasks=SUITE):
+    run = lmms_eval(replay_args(predictions, tasks), tmp_path / "out", timeout=900)
+    return run.results, run
 
 
 def _base_expected(base: str, recs: list[dict], good: bool) -> float:
@@ -102,10 +76,10 @@ def expected_values(task: str, mode: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("mode", ["gold", "wrong"])
-def test_replay_scores_best_and_worst(tmp_path, offline_env, mode):
+def test_replay_scores_best_and_worst(tmp_path, lmms_eval, mode):
     preds = tmp_path / f"{mode}.jsonl"
     write_reference_predictions(preds, tasks=SUITE, mode=mode)
-    results, proc = run_lmms(tmp_path, offline_env, preds)
+    results, proc = run_lmms(lmms_eval, tmp_path, preds)
     got = task_metrics(results)
     tasks = [t.name for t in expand_tasks(SUITE)]
     assert sorted(got) == sorted(tasks), proc.stderr[-3000:]
@@ -120,11 +94,11 @@ def test_replay_scores_best_and_worst(tmp_path, offline_env, mode):
                 assert val == pytest.approx(want), f"{task}.{metric} = {val}, expected {want} ({mode})"
 
 
-def test_garbage_is_counted_unparseable(tmp_path, offline_env):
+def test_garbage_is_counted_unparseable(tmp_path, lmms_eval):
     preds = tmp_path / "garbage.jsonl"
     tasks = "ambi_synth_contrast_pixel,ambi_synth_geometric_tf,ambi_synth_localization,ambi_synth_multichoice"
     write_reference_predictions(preds, tasks=tasks, mode="garbage")
-    results, _ = run_lmms(tmp_path, offline_env, preds, tasks=tasks)
+    results, _ = run_lmms(lmms_eval, tmp_path, preds, tasks=tasks)
     got = task_metrics(results)
     for task, metrics in got.items():
         assert metrics["unparsed_rate"] == 1.0, task
@@ -132,7 +106,7 @@ def test_garbage_is_counted_unparseable(tmp_path, offline_env):
         assert score == 0.0, task
 
 
-def test_missing_prediction_names_task_and_id(tmp_path, offline_env):
+def test_missing_prediction_names_task_and_id(tmp_path, lmms_eval):
     preds = tmp_path / "partial.jsonl"
     task = "ambi_synth_geometric_yn"
     write_reference_predictions(preds, tasks=task, mode="gold")
@@ -140,20 +114,7 @@ def test_missing_prediction_names_task_and_id(tmp_path, offline_env):
     dropped = json.loads(lines[1])
     preds.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
     out = tmp_path / "out"
-    cmd = [
-        sys.executable,
-        "-m",
-        "lmms_eval",
-        "--model",
-        "ambi_replay",
-        "--model_args",
-        f"predictions={preds}",
-        "--tasks",
-        task,
-        "--output_path",
-        str(out),
-    ]
-    proc = subprocess.run(cmd, env=offline_env, capture_output=True, text=True, timeout=600)
-    log = proc.stdout + proc.stderr
+    run = lmms_eval(replay_args(preds, task), out, timeout=600, expect_results=False)
+    log = run.stdout + run.stderr
     assert "no saved response" in log and dropped["id"] in log and task in log
     assert not list(out.rglob("*results*.json"))

@@ -8,34 +8,28 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 
 import pytest
 
-from ambi_plugin.demo import TINY_MODEL_ARGS, lmms_eval_command
+from ambi_plugin.demo import TINY_MODEL_ARGS, lmms_eval_args
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 from ambi_plugin.replayfile import expand_tasks
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.report import task_metrics
 
 pytestmark = pytest.mark.e2e
 
 
-def test_tiny_qwen_runs_every_synth_task(tmp_path, offline_env):
+def test_tiny_qwen_runs_every_synth_task(tmp_path, lmms_eval):
     model = make_tiny_qwen2_5_vl(tmp_path / "tiny")
     out = tmp_path / "out"
-    cmd = lmms_eval_command(
+    args = lmms_eval_args(
         model="qwen2_5_vl",
         model_args=f"pretrained={model},{TINY_MODEL_ARGS}",
         tasks="ambi_synth_all",
-        output=out,
         limit=2,
         gen_kwargs="max_new_tokens=8",
     )
-    proc = subprocess.run(cmd, env=offline_env, capture_output=True, text=True, timeout=1200)
-    try:
-        results = json.loads(find_results_json(out).read_text())
-    except FileNotFoundError:
-        pytest.fail(proc.stdout[-3000:] + proc.stderr[-5000:])
+    results = lmms_eval(args, out).results
     got = task_metrics(results)
     for info in expand_tasks("ambi_synth_all"):
         declared = sorted(m["metric"] for m in info.config["metric_list"])

@@ -9,6 +9,7 @@ import sys
 import pytest
 from PIL import Image
 
+from ambi_plugin.lmms.cli_run import replay_args
 from ambi_plugin.paths import tasks_dir
 from ambi_plugin.report import find_results_json, task_metrics
 
@@ -31,7 +32,7 @@ metadata: {{version: 1, benchmark: mybench, category: ducks, task_type: open}}
 """
 
 
-def test_yaml_only_category_runs_through_lmms_eval(tmp_path, offline_env):
+def test_yaml_only_category_runs_through_lmms_eval(tmp_path, lmms_eval):
     data, yamls = tmp_path / "records", tmp_path / "my_tasks"
     (data / "images").mkdir(parents=True)
     yamls.mkdir()
@@ -58,28 +59,8 @@ def test_yaml_only_category_runs_through_lmms_eval(tmp_path, offline_env):
     (yamls / "mybench_ducks_open.yaml").write_text(YAML.format(tasks=tasks_dir()))
     preds = tmp_path / "answers.jsonl"
     preds.write_text("".join(json.dumps(a) + "\n" for a in answers))
-    env = {**offline_env, "AMBI_DATA_DIR": str(data)}
-    out = tmp_path / "out"
-    cmd = [
-        sys.executable,
-        "-m",
-        "lmms_eval",
-        "--model",
-        "ambi_replay",
-        "--model_args",
-        f"predictions={preds}",
-        "--tasks",
-        "mybench_ducks_open",
-        "--include_path",
-        str(yamls),
-        "--output_path",
-        str(out),
-    ]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    try:
-        results = json.loads(find_results_json(out).read_text())
-    except FileNotFoundError:
-        pytest.fail(proc.stdout[-2000:] + proc.stderr[-4000:])
+    args = replay_args(preds, "mybench_ducks_open", "--include_path", str(yamls))
+    results = lmms_eval(args, tmp_path / "out", env={"AMBI_DATA_DIR": str(data)}, timeout=600).results
     got = task_metrics(results)["mybench_ducks_open"]
     assert got["acc"] == pytest.approx(0.5)
     assert got["acc_near"] == pytest.approx(0.75)
