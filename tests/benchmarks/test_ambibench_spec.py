@@ -31,10 +31,15 @@ def paper() -> str:
     return _squash(PAPER.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("spec", AB.TASKS, ids=[t.name for t in AB.TASKS])
+PAPER_PROMPTED = [t for t in AB.TASKS if t.prompt not in OURS]  # our own prompts are marked, not checked
+
+
+def test_our_prompts_are_the_documented_exceptions():
+    assert 0 < len(AB.TASKS) - len(PAPER_PROMPTED) <= 3
+
+
+@pytest.mark.parametrize("spec", PAPER_PROMPTED, ids=[t.name for t in PAPER_PROMPTED])
 def test_prompt_is_verbatim_from_the_paper(paper, spec):
-    if spec.prompt in OURS:
-        pytest.skip("prompt written by us")
     fragments = [lit for lit, *_ in string.Formatter().parse(spec.prompt) if lit.strip()]
     assert fragments
     for fragment in fragments:
