@@ -136,6 +136,17 @@ class LoopbackChatServer:
                     server.inflight += 1
                     server.max_inflight = max(server.max_inflight, server.inflight)
                 status = 0
+                counted = True
+
+                def leave() -> None:
+                    # leave before the reply goes out: the client can free its slot and send the next request
+                    # only after reading this reply, so the count never overlaps two requests of one slot
+                    nonlocal counted
+                    if counted:
+                        counted = False
+                        with server._lock:
+                            server.inflight -= 1
+
                 try:
                     if not self.path.rstrip("/").endswith("/chat/completions"):
                         reply = Reply(status=404, text=f"no route {self.path}")
@@ -147,12 +158,13 @@ class LoopbackChatServer:
                         reply = server._decide(payload)
                     status = reply.status
                     time.sleep(server.latency + reply.delay)
+                    leave()
                     self._send(reply, payload if reply.status == 200 else {})
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout): nothing to send
                 finally:
+                    leave()
                     with server._lock:
-                        server.inflight -= 1
                         server.statuses[status] += 1
 
             def _send(self, reply: Reply, payload: dict) -> None:
