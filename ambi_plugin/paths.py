@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 _PKG = Path(__file__).resolve().parent
@@ -38,3 +41,22 @@ def cache_dir() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "ambi_plugin"
+
+
+def replace_dir_atomically(out: str | Path, build: Callable[[Path], object]) -> Path:
+    """Run ``build(tmp)`` in a sibling temporary folder, then move it to ``out`` (replacing it).
+
+    An interrupted or failing build leaves ``out`` as it was and removes the temporary folder.
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        build(tmp)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out

@@ -33,13 +33,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks.ambibench import BENCHMARK, TASKS_BY_DATA, draw_region
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
+from ambi_plugin.paths import replace_dir_atomically
 
 # (normalised category, normalised question type or "*") -> records name (dataset_name)
 TASK_OF: dict[tuple[str, str], str] = {
@@ -377,21 +377,13 @@ def import_rows(rows: Iterable[tuple[str, int, dict]], release: Path, out: Path,
 
 
 def _write_atomically(out: Path, build) -> Path:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    def build_with_manifest(tmp: Path) -> None:
         counts = build(tmp)
         (tmp / "manifest.json").write_text(
             json.dumps({"benchmark": BENCHMARK, "records": counts, "created_by": "ambi import ambibench"}, indent=1)
         )
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return out
+
+    return replace_dir_atomically(out, build_with_manifest)
 
 
 def import_release(

@@ -10,13 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from filelock import FileLock
 
-from ambi_plugin.paths import cache_dir
+from ambi_plugin.paths import cache_dir, replace_dir_atomically
 
 
 class DataUnavailableError(RuntimeError):
@@ -75,16 +74,12 @@ def materialize(out_dir: Path, build: Callable[[Path], None]) -> Path:
     with FileLock(str(out_dir) + ".lock"):
         if (out_dir / ".complete").is_file():
             return out_dir
-        tmp = Path(tempfile.mkdtemp(prefix=out_dir.name + ".", dir=out_dir.parent))
-        try:
+
+        def build_complete(tmp: Path) -> None:
             build(tmp)
             (tmp / ".complete").write_text("ok\n")
-            if out_dir.exists():
-                shutil.rmtree(out_dir)
-            tmp.rename(out_dir)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+
+        replace_dir_atomically(out_dir, build_complete)
     return out_dir
 
 

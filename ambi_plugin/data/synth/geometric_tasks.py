@@ -71,32 +71,19 @@ def pick_claim(rng: np.random.Generator, stim: GeoStimulus, want_true: bool) -> 
     return false_claims[int(rng.integers(0, len(false_claims)))]
 
 
-def _tf_record(ctx: BuildContext, i: int, stim: GeoStimulus, image: str, want: bool) -> dict:
-    claim = pick_claim(ctx.rng("geometric_tf", i), stim, want)
+def _binary_record(ctx: BuildContext, i: int, stim: GeoStimulus, image: str, want: bool, *, kind: str) -> dict:
+    """A true/false statement (``kind="true_false"``) or a yes/no question (``"yes_no"``) about ``stim``."""
+    task = "ambi_synth_geometric_tf" if kind == "true_false" else "ambi_synth_geometric_yn"
+    claim = pick_claim(ctx.rng(task[len("ambi_synth_") :], i), stim, want)
+    phrase = claim_statement if kind == "true_false" else claim_question
     return base_record(
-        "ambi_synth_geometric_tf",
+        task,
         i,
         category="geometric",
-        task_type="true_false",
-        answer_format="true_false",
+        task_type=kind,
+        answer_format=kind,
         image=image,
-        question=claim_statement(stim, claim),
-        answer_bool=claim == stim.larger,
-        breakdown=_breakdown(stim),
-        stimulus=_stimulus(stim),
-    )
-
-
-def _yn_record(ctx: BuildContext, i: int, stim: GeoStimulus, image: str, want: bool) -> dict:
-    claim = pick_claim(ctx.rng("geometric_yn", i), stim, want)
-    return base_record(
-        "ambi_synth_geometric_yn",
-        i,
-        category="geometric",
-        task_type="yes_no",
-        answer_format="yes_no",
-        image=image,
-        question=claim_question(stim, claim),
+        question=phrase(stim, claim),
         answer_bool=claim == stim.larger,
         breakdown=_breakdown(stim),
         stimulus=_stimulus(stim),
@@ -274,9 +261,9 @@ def generate_geometric(ctx: BuildContext) -> dict[str, list[dict[str, Any]]]:
     for i, (illusion, category, difficulty) in enumerate(plan):
         stim = draw_stimulus(ctx.rng("geometric", i), illusion, category, difficulty)
         image = ctx.save_image(render_stimulus(stim), "geometric", i)
-        out["ambi_synth_geometric_tf"].append(_tf_record(ctx, i, stim, image, tf_want[i]))
+        out["ambi_synth_geometric_tf"].append(_binary_record(ctx, i, stim, image, tf_want[i], kind="true_false"))
         out["ambi_synth_geometric_mc"].append(_mc_record(ctx, i, stim, image))
-        out["ambi_synth_geometric_yn"].append(_yn_record(ctx, i, stim, image, yn_want[i]))
+        out["ambi_synth_geometric_yn"].append(_binary_record(ctx, i, stim, image, yn_want[i], kind="yes_no"))
         out["ambi_synth_geometric_letter"].append(_letter_record(ctx, i, stim, image))
         out["ambi_synth_description"].append(_description_record(i, stim, image))
         ctx.tick()
