@@ -21,13 +21,21 @@ def _cmd_tasks_path(args: argparse.Namespace) -> int:
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.taskindex import benchmark_of, index, members_summary
 
     idx = index()
-    rows = [("name", "kind", "benchmark", "category", "task type")]
-    for info in sorted(idx.values(), key=lambda i: (i.kind != "group", i.benchmark, i.name)):
+    rows = [("name", "kind", "benchmark", "category", "task type", "members")]
+    for info in sorted(idx.values(), key=lambda i: (i.kind != "group", benchmark_of(idx, i.name), i.name)):
+        group = info.kind == "group"
         rows.append(
-            (info.name, info.kind, info.benchmark, info.category or "-", info.task_type or f"{len(info.members)} tasks")
+            (
+                info.name,
+                info.kind,
+                benchmark_of(idx, info.name),
+                info.category or "-",
+                info.task_type or "-",
+                members_summary(idx, info.name) if group else "-",
+            )
         )
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for r in rows:
@@ -95,11 +103,30 @@ def _cmd_lmms_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from ambi_plugin.lmms.eval_run import run_eval
+
+    if not args.rest:
+        build_parser().parse_args(["eval", "--help"])
+    return run_eval(args.rest, echo=lambda msg: print(msg, file=sys.stderr))
+
+
+RESULTS_EXPECTED = (
+    "expected the results JSON lmms-eval writes (<output_path>/.../<date>_results.json) or the output folder "
+    "holding it; per-item samples (*.jsonl) are not results: re-score them with 'ambi score'"
+)
+
+
 def _cmd_results_table(args: argparse.Namespace) -> int:
     from ambi_plugin.report import find_results_json, format_results_table
 
     path = find_results_json(Path(args.path))
-    results = json.loads(path.read_text())
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError(f"{path} is not a JSON file: {RESULTS_EXPECTED}") from None
+    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+        raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
     print(format_results_table(results))
     from ambi_plugin.benchmarks.ambibench_tables import format_tables as ambibench_tables
 
@@ -107,6 +134,16 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
     if extra:
         print("\n" + extra)
     return 0
+
+
+def _judge_from_arg(spec: str | None):
+    """``--judge BACKEND[:MODEL]`` -> a judge (None: the configured one)."""
+    if not spec:
+        return None
+    from ambi_plugin.judge import make_judge
+
+    backend, _, model = spec.partition(":")
+    return make_judge(backend=backend, **({"model": model} if model else {}))
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -132,6 +169,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         overrides=args.overrides,
         allow_missing=args.allow_missing,
+        judge=_judge_from_arg(args.judge),
     )
     print(report.text)
     if args.json:
@@ -141,6 +179,21 @@ def _cmd_score(args: argparse.Namespace) -> int:
         rows = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report.review)
         Path(args.review_queue).write_text(rows, encoding="utf-8")
         print(f"wrote {len(report.review)} item(s) for review to {args.review_queue}")
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ambi_plugin.reports import build_report, write_report
+
+    formats = [f.strip() for chunk in args.format for f in chunk.split(",") if f.strip()]
+    aliases = dict(a.split("=", 1) for a in args.paper_name or [])
+    report = build_report(args.results, names=args.name, compare_paper=args.compare_paper, aliases=aliases,
+                          n_boot=args.bootstrap, seed=args.seed, test=args.test)  # fmt: skip
+    write_report(report, args.out, formats=formats, plots=not args.no_plots)
+    for fmt, path in report.written.items():
+        print(f"wrote {fmt}: {path}")
+    if "md" in report.written and not args.quiet:
+        print("\n" + report.written["md"].read_text(encoding="utf-8"))
     return 0
 
 
@@ -155,6 +208,27 @@ def _cmd_import(args: argparse.Namespace) -> int:
         kwargs.update(fewshot_jsonl=args.fewshot_jsonl, fewshot_images=args.fewshot_images)
     counts = module.import_jsonl(Path(args.jsonl), Path(args.images), Path(args.out), **kwargs)
     print(f"wrote {sum(counts.values())} records to {args.out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    from ambi_plugin.benchmarks.status import report_lines
+
+    print("\n".join(report_lines()))
+    return 0
+
+
+def _cmd_viabench(args: argparse.Namespace) -> int:
+    from ambi_plugin.benchmarks.viabench.__main__ import main as viabench_main
+
+    return viabench_main(args.rest)
+
+
+def _cmd_rcid_copy(args: argparse.Namespace) -> int:
+    from ambi_plugin.benchmarks.rcid.cli import write_rcid_copy
+
+    manifest = write_rcid_copy(Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type)
+    print(f"wrote an RCID copy to {args.out}: {manifest['counts']}; skipped rows: {manifest['n_skipped']}")
     return 0
 
 
@@ -196,18 +270,103 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
         _cmd_validate_tasks,
     ),
     "results": ("print the table of an lmms-eval results JSON (a file or an output folder)", _cmd_results_table),
-    "lmms-eval": ("run lmms-eval's CLI with our hooks installed (also covers 'tasks list')", _cmd_lmms_eval),
+    "lmms-eval": (
+        "run lmms-eval's CLI with our hooks installed; every argument is lmms-eval's (e.g. 'ambi lmms-eval "
+        "--model ... --tasks ...', 'ambi lmms-eval tasks list')",
+        _cmd_lmms_eval,
+    ),
+    "eval": (
+        "run an lmms-eval evaluation (same arguments as lmms-eval) and exit non-zero when the run failed or a "
+        "requested task has no results (lmms-eval itself exits 0 then)",
+        _cmd_eval,
+    ),
     "score": (
-        "re-score saved per-item answers (IllusionBench, IllusionVQA) and print the paper's per-category tables",
+        "re-score (or re-judge) saved per-item answers or lmms-eval logged samples of any task of ours; "
+        "IllusionBench and IllusionVQA in their papers' tables",
         _cmd_score,
     ),
+    "report": (
+        "tables of every benchmark in its paper's layout from lmms-eval results folders, with the papers' rows, "
+        "statistics and plots (md, csv, latex, json, html)",
+        _cmd_report,
+    ),
     "import": ("convert a released JSONL + image folder into a local copy in the canonical schema", _cmd_import),
+    "data": ("which benchmarks are available here (local copy, HF cache) and how to fetch the missing ones", _cmd_data),
+    "viabench": (
+        "VIA-Bench: import the challenge layout, random baseline, repeated runs (ambi viabench -h)",
+        _cmd_viabench,
+    ),
+    "rcid-copy": (
+        "write a local RCID copy: generated offline, or read from a Hub-layout folder / Hub id",
+        _cmd_rcid_copy,
+    ),
     "judge-cache": ("show or clear the persistent judge cache (replies per backend, model, prompt)", _cmd_judge_cache),
     "judge-agreement": (
         "agreement and Cohen's kappa between two judges' verdicts on the same items (JSONL files)",
         _cmd_judge_agreement,
     ),
 }
+
+# dataset commands (build / validate / push / new-category) live in ambi_plugin.data.commands
+from ambi_plugin.data.commands import COMMANDS as _DATASET_COMMANDS  # noqa: E402
+from ambi_plugin.data.commands import add_arguments as _add_dataset_arguments  # noqa: E402
+
+COMMANDS.update(_DATASET_COMMANDS)
+
+
+# --- switch-heads (ambi_plugin.analysis.cli): perceptual-switch-head analysis, AmbiBench 4.3-4.4
+def _cmd_switch_heads(args: argparse.Namespace) -> int:
+    from ambi_plugin.analysis.cli import run
+
+    return run(args)
+
+
+def _switch_heads_arguments(parser: argparse.ArgumentParser) -> None:
+    from ambi_plugin.analysis.cli import add_arguments
+
+    add_arguments(parser)
+
+
+COMMANDS["switch-heads"] = (
+    "perceptual-switch heads: capture, scores, heatmap, fit-iti, intervene, visualize, all",
+    _cmd_switch_heads,
+)
+# --- end switch-heads
+
+
+PASSTHROUGH = ("lmms-eval", "eval")  # subcommands whose arguments all belong to lmms-eval
+
+
+# --- VLMEvalKit (ambi_plugin.vlmeval): `ambi vlmeval ...` runs VLMEvalKit's run.py with our tasks registered,
+# `ambi export-tsv BENCH` writes LMUData TSV files.
+def _cmd_vlmeval(args: argparse.Namespace) -> int:
+    from ambi_plugin.vlmeval.launcher import main as vlmeval_main
+
+    return vlmeval_main(args.rest)
+
+
+def _cmd_export_tsv(args: argparse.Namespace) -> int:
+    from ambi_plugin.vlmeval.tsv import export_tsv
+
+    for path, n, skipped in export_tsv(args.bench, args.out):
+        print(f"wrote {n} rows to {path}" + (f"; skipped {len(skipped)}: {'; '.join(skipped[:5])}" if skipped else ""))
+    return 0
+
+
+def _vlmeval_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
+    p["vlmeval"].add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to VLMEvalKit's run.py")
+    p["vlmeval"].prefix_chars = "+"  # every --option (also --help) goes to run.py, none is parsed here
+    p["export-tsv"].add_argument("bench", help="a benchmark (ambibench, illusionvqa ...), a group or tasks (a,b)")
+    p["export-tsv"].add_argument("--out", default=None, help="folder to write (default: $LMUData or ~/LMUData)")
+
+
+COMMANDS.update(
+    {
+        "vlmeval": ("run VLMEvalKit's run.py with our tasks and the ambi_replay model registered", _cmd_vlmeval),
+        "export-tsv": ("write a benchmark's tasks as VLMEvalKit TSV files (LMUData layout)", _cmd_export_tsv),
+    }
+)
+# --- end VLMEvalKit
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,13 +378,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = {name: sub.add_parser(name, help=desc, description=desc) for name, (desc, _) in COMMANDS.items()}
 
     p["synth"].add_argument("--out", required=True, help="folder to write (replaced atomically)")
-    p["synth"].add_argument("--seed", type=int, default=0)
+    p["synth"].add_argument("--seed", type=int, default=0, help="random seed: same seed and n, same suite (default 0)")
     p["synth"].add_argument("--n", type=int, default=None, help="items per task (default: the suite's default)")
     p["make-tiny-model"].add_argument("dir", help="folder to write the model into")
-    p["make-tiny-model"].add_argument("--seed", type=int, default=0)
+    p["make-tiny-model"].add_argument("--seed", type=int, default=0, help="seed of the random weights (default 0)")
     p["replay-file"].add_argument("--out", required=True, help="JSONL file to write")
     p["replay-file"].add_argument("--tasks", default="ambi_synth_all", help="comma-separated tasks or groups of ours")
-    p["replay-file"].add_argument("--mode", choices=("gold", "wrong", "garbage"), default="gold")
+    p["replay-file"].add_argument(
+        "--mode",
+        choices=("gold", "wrong", "garbage"),
+        default="gold",
+        help="gold: the correct answers; wrong: deliberately wrong ones; garbage: unparseable text (default gold)",
+    )
     p["replay-file"].add_argument(
         "--data-dir", default=None, help="read records from this folder instead of the synth suite"
     )
@@ -233,10 +397,15 @@ def build_parser() -> argparse.ArgumentParser:
     p["demo"].add_argument("--output", default=None, help="lmms-eval output folder (default: a folder in the cache)")
     p["demo"].add_argument("--limit", type=int, default=None, help="items per task (default: all)")
     p["results"].add_argument("path", help="results JSON or lmms-eval output folder")
-    p["lmms-eval"].add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to lmms-eval")
+    for name in PASSTHROUGH:
+        p[name].add_argument("rest", nargs=argparse.REMAINDER, help="lmms-eval's own arguments, passed unchanged")
     sc = p["score"]
     sc.add_argument("--task", help="one task of ours, e.g. ambi_illusionvqa_comprehension")
-    sc.add_argument("--answers", help="JSONL {id, response} / ambi_replay / lmms-eval samples, or a JSON list")
+    sc.add_argument(
+        "--answers",
+        help="JSONL {id, response} / ambi_replay / lmms-eval samples (or its output folder), or a JSON list",
+    )
+    sc.add_argument("--judge", default=None, help="re-judge with BACKEND[:MODEL] (offline, openai, lmms_eval, hf)")
     sc.add_argument("--column", default=None, help="comma-separated answer columns of a JSON list (e.g. GPT_0_SHOT)")
     sc.add_argument("--vote", default=None, help="comma-separated columns to add a majority vote of (human row)")
     sc.add_argument("--vote-name", default="majority vote", help="name of the majority-vote column")
@@ -249,24 +418,57 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--allow-missing", action="store_true", help="score a missing answer as empty (wrong)")
     sc.add_argument("--json", default=None, help="also write every metric value to this JSON file")
     sc.add_argument("--results", default=None, help="instead: the paper tables of an lmms-eval results JSON / folder")
+    rp = p["report"]
+    rp.add_argument("results", nargs="+", help="lmms-eval output folders or results JSON files (one model or run each)")
+    rp.add_argument(
+        "--format", action="append", default=None, help="md, csv, latex, json, html (comma list; default md)"
+    )
+    rp.add_argument("--out", default="ambi-report", help="folder to write report.<ext> and plots/ into")
+    rp.add_argument("--name", action="append", default=None, help="model name per results path (in order)")
+    rp.add_argument("--compare-paper", action="store_true", help="add the papers' rows and the differences")
+    rp.add_argument("--paper-name", action="append", default=None, help="MODEL=PAPER ROW NAME, to match a paper row")
+    rp.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for 95%% intervals (0: none)")
+    rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    rp.add_argument("--test", choices=("welch", "paired"), default="welch", help="significance test (default Welch)")
+    rp.add_argument("--no-plots", action="store_true", help="skip the charts (no matplotlib needed)")
+    rp.add_argument("--quiet", action="store_true", help="do not print the Markdown report")
     im = p["import"]
-    im.add_argument("benchmark", choices=("illusionbench", "illusionvqa", "ambibench"))
+    im.add_argument(
+        "benchmark", choices=("illusionbench", "illusionvqa", "ambibench"), help="the benchmark the release is of"
+    )
     im.add_argument("--jsonl", required=True, help="the released questions (see hf_dataset_cards/<benchmark>.md)")
     im.add_argument("--images", required=True, help="folder holding the images the JSONL names")
     im.add_argument("--out", required=True, help="folder to write the canonical records and images to")
     im.add_argument("--shuffle-seed", type=int, default=0, help="illusionbench: seed of the MC option shuffle")
-    im.add_argument("--task", choices=("comprehension", "soft_localization"), default="comprehension")
+    im.add_argument(
+        "--task",
+        choices=("comprehension", "soft_localization"),
+        default="comprehension",
+        help="illusionvqa: which of its two releases the JSONL is (default comprehension)",
+    )
     im.add_argument("--fewshot-jsonl", default=None, help="illusionvqa: the 4 few-shot examples (train split)")
     im.add_argument("--fewshot-images", default=None, help="illusionvqa: their image folder (default: --images)")
     im.add_argument(
         "--layout",
         choices=("release", "visual_anagrams"),
         default="release",
-        help="ambibench: the release's rows (--jsonl a file or folder of JSONL, --images the folder media paths are "
-        "relative to), or the visual-anagrams gallery as multi-view items (--jsonl labels.json)",
+        help="ambibench: 'release' is our own annotation layout (--jsonl a file or folder of JSONL, --images the "
+        "folder media paths are relative to; see docs/ambibench.md), 'visual_anagrams' the gallery as multi-view items "
+        "(--jsonl labels.json). The authors' published BLNL/AmbiBench needs no import: point AMBI_AMBIBENCH_DIR at it",
     )
+    p["viabench"].add_argument("rest", nargs=argparse.REMAINDER, help="import | baseline | runs, and their arguments")
+    rc = p["rcid-copy"]
+    rc.add_argument("--out", required=True, help="folder to write (then: export AMBI_RCID_DIR=<out>)")
+    rc.add_argument(
+        "--hub", default=None, help="a Hub id (mao1207/RCID) or a folder laid out like it; default: generate"
+    )
+    rc.add_argument("--n", type=int, default=8, help="generated images per illusion type (at least 8)")
+    rc.add_argument("--seed", type=int, default=0, help="seed of the generated copy")
+    rc.add_argument("--type", default=None, choices=("contrast", "stripe", "filter"), help="--hub: type of every row")
     jc = p["judge-cache"]
-    jc.add_argument("action", nargs="?", choices=("show", "clear"), default="show")
+    jc.add_argument(
+        "action", nargs="?", choices=("show", "clear"), default="show", help="show counts (default) or clear replies"
+    )
     jc.add_argument("--path", default=None, help="cache file (default: $AMBI_CACHE/judge/judge.sqlite)")
     jc.add_argument("--backend", default=None, help="clear: only this backend's replies")
     jc.add_argument("--model", default=None, help="clear: only this judge model's replies")
@@ -275,15 +477,24 @@ def build_parser() -> argparse.ArgumentParser:
     ja.add_argument("a", help="verdicts of judge A: JSONL {id, value} lines or lmms-eval logged samples")
     ja.add_argument("b", help="verdicts of judge B on the same items")
     ja.add_argument("--json", action="store_true", help="print the result as JSON")
+    _switch_heads_arguments(p["switch-heads"])
+    _add_dataset_arguments(p)
+    _vlmeval_arguments(p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in PASSTHROUGH and argv[1:] not in (["-h"], ["--help"]):
+        args = argparse.Namespace(command=argv[0], rest=argv[1:])  # lmms-eval's arguments, untouched by argparse
+    else:
+        args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
         return 0
+    if args.command == "report" and not args.format:
+        args.format = ["md"]
     if args.command == "synth" and args.n is None:
         from ambi_plugin.data.synth import DEFAULT_N
 

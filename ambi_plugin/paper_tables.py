@@ -77,11 +77,12 @@ def question_type_table(values: Values, counts: Mapping[str, int] | None = None)
     return markdown(["Question type", "Count", *cols], rows)
 
 
-def soft_localization_table(values: Values, prompt_type: str = "") -> str:
-    """Table 3 layout: answer set | prompt type | accuracy (%)."""
+def soft_localization_table(values: Values, prompt_type: str | Mapping[str, str] = "") -> str:
+    """Table 3 layout: answer set | prompt type | accuracy (%); ``prompt_type`` one for all, or per answer set."""
     rows = []
     for col, vals in values.items():
-        row = [col, prompt_type, _num(vals.get("acc"), pct=True)]
+        pt = prompt_type.get(col, "") if isinstance(prompt_type, Mapping) else prompt_type
+        row = [col, pt, _num(vals.get("acc"), pct=True)]
         if "unparsed" in vals:
             row.append(str(vals["unparsed"]))
         rows.append(row)
@@ -111,7 +112,7 @@ def paper_tables(
     values: Values,
     *,
     counts: Mapping[str, int] | None = None,
-    prompt_type: str = "",
+    prompt_type: str | Mapping[str, str] = "",
     protocols: Sequence[str] = ("rule",),
 ) -> str:
     """Every table of ``kind`` for ``values`` (``protocols``: "rule" and/or "llm" for IllusionBench)."""

@@ -1,4 +1,5 @@
-"""Write reference predictions (gold / wrong / garbage) for tasks, in ``ambi_replay``'s format."""
+"""Replay files: write reference predictions (gold / wrong / garbage) for tasks, and read saved predictions
+({task, id, response} lines) for the replay models of both harnesses."""
 
 from __future__ import annotations
 
@@ -50,3 +51,76 @@ def write_reference_predictions(out: Path, *, tasks: str | list[str], mode: str,
     tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     tmp.replace(out)
     return len(rows)
+
+
+def _response_of(row: dict) -> str | None:
+    if "response" in row:
+        return row["response"]
+    for key in ("filtered_resps", "resps"):
+        val = row.get(key)
+        while isinstance(val, list) and val:
+            val = val[0]
+        if isinstance(val, str):
+            return val
+    return None
+
+
+def load_predictions(path: str | Path) -> dict[tuple[str, str], str]:
+    """Read a predictions file into {(task, key): response}; key is the record id or 'doc:<doc_id>'."""
+    return load_prediction_lines(path)[0]
+
+
+def load_prediction_lines(path: str | Path) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
+    """:func:`load_predictions` and the line number of each key."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"ambi_replay: predictions file {str(path)!r} does not exist")
+    table: dict[tuple[str, str], str] = {}
+    lines: dict[tuple[str, str], int] = {}
+    with path.open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            raw = raw.strip()
+            if not raw:
+                continue
+            try:
+                row = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"ambi_replay: {path}:{lineno} is not valid JSON ({exc.msg})") from None
+            task, response = row.get("task"), _response_of(row)
+            if not task or response is None:
+                raise ValueError(f"ambi_replay: {path}:{lineno} needs 'task' and 'response' fields")
+            keys = []
+            if row.get("id") is not None:
+                keys.append((task, str(row["id"])))
+            if row.get("doc_id") is not None:
+                try:
+                    keys.append((task, f"doc:{int(row['doc_id'])}"))
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"ambi_replay: {path}:{lineno}: doc_id {row['doc_id']!r} is not an integer"
+                    ) from None
+            if not keys:
+                raise ValueError(
+                    f"ambi_replay: {path}:{lineno} (task {task!r}) has no 'id' (the record id) or 'doc_id': "
+                    "its response cannot be matched to a record"
+                )
+            for key in keys:
+                table[key] = response
+                lines[key] = lineno
+    return table, lines
+
+
+def unmatched_lines(lines: dict[tuple[str, str], int], task_ids: dict[str, list]) -> list[tuple[int, str, str]]:
+    """(line, task, id) of the predictions of tasks in ``task_ids`` (task -> its records' ids, in doc order)
+    whose id, or doc_id, matches none of the task's records."""
+    known = {task: set(ids) for task, ids in task_ids.items()}
+    out = set()
+    for (task, key), lineno in lines.items():
+        if task not in known:
+            continue
+        if key.startswith("doc:"):
+            if not 0 <= int(key[4:]) < len(task_ids[task]):
+                out.add((lineno, task, key))
+        elif key not in known[task]:
+            out.add((lineno, task, key))
+    return sorted(out)

@@ -29,9 +29,22 @@ from ambi_plugin.core.parsing import option_label, parse_answer
 from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
 
 DATASET_FIELDS = frozenset(
-    {"id", "question", "options", "answer", "image", "category", "source", "answer_letter", "image_path_in_hf_zip"}
-)
+    {"id", "question", "options", "answer", "image", "category", "source", "answer_letter", "image_path_in_hf_zip",
+     # fields of the IllusionVQA authors' later answer files that are not answers
+     "correct_option_letter", "mcq", "image_path", "image_name", "file_name", "question_type", "split"}
+)  # fmt: skip
+
+
+def is_answer_column(name: str) -> bool:
+    """A column the default picker treats as an answer set: not a dataset field, a path / URL, or a gold field."""
+    low = name.lower()
+    return not (
+        name in DATASET_FIELDS or low.endswith(("_path", "_url", "_letter")) or low.startswith(("correct", "gold"))
+    )
+
+
 COMPREHENSION_BY = ("category", "question_type")
+GENERIC = "generic"
 
 
 class ScoreError(ValueError):
@@ -117,9 +130,7 @@ def answer_columns(
                 out[rid] = str(text)
         return {name: out}
     else:
-        columns = sorted(
-            {k for r in rows for k, v in r.items() if k not in DATASET_FIELDS and isinstance(v, str)},
-        )
+        columns = sorted({k for r in rows for k, v in r.items() if is_answer_column(k) and isinstance(v, str)})
         if not columns:
             raise ScoreError(f"{source}: no answer column found; rows need 'response' or pass --column")
     table: dict[str, dict[str, str]] = {c: {} for c in columns}
@@ -165,6 +176,21 @@ def add_vote(
     }
 
 
+def column_setting(column: str, default: str = "") -> str:
+    """The prompt setting an answer column's name states (IllusionVQA authors' files: ``GPT_0_SHOT``,
+    ``GEM_4_SHOT``, ``GPT_4_SHOT_COT`` ...), else ``default`` (the task's own setting)."""
+    name = column.upper().replace("-", "_").replace(" ", "_")
+    if "HUMAN" in name:
+        return "human"
+    if "COT" in name and ("4_SHOT" in name or "4SHOT" in name or "FEW" in name):
+        return "4-shot + CoT"
+    if "4_SHOT" in name or "4SHOT" in name:
+        return "4-shot"
+    if "0_SHOT" in name or "0SHOT" in name or "ZERO" in name:
+        return "0-shot"
+    return default
+
+
 # ----------------------------------------------------------------------------- records and task
 
 
@@ -176,11 +202,7 @@ def task_spec(task: str):
     if len(infos) != 1 or infos[0].name != task:
         raise ScoreError(f"ambi score takes one task, not a group: {task!r} holds {[i.name for i in infos]}")
     meta = infos[0].config.get("metadata") or {}
-    kind = meta.get("paper_table")
-    if not kind:
-        raise ScoreError(
-            f"task {task!r} has no paper table (metadata.paper_table); ambi score covers IllusionBench and IllusionVQA"
-        )
+    kind = meta.get("paper_table") or GENERIC  # every other task: its metric list, one column per answer set
     return infos[0], str(kind), str(meta.get("prompt_type", ""))
 
 
@@ -191,21 +213,44 @@ def load_records(
     from ambi_plugin.replayfile import task_records
 
     if records is None:
-        return task_records(info, Path(data_dir) if data_dir else None)
+        try:
+            return task_records(info, Path(data_dir) if data_dir else None)
+        except (ScoreError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # offline Hub, missing local copy ...: one message that says what to do
+            where = f"folder {data_dir}" if data_dir else f"its data source {info.config.get('dataset_path')}"
+            raise ScoreError(
+                f"could not read the records of task {info.name!r} from {where} ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}). Offline, pass --records FILE (canonical "
+                "records; for IllusionVQA the released questions JSONL, or the authors' answers file itself) or "
+                "--data-dir FOLDER (a local copy, see `ambi import`)"
+            ) from None
     path = Path(records)
     if not path.is_file():
         raise FileNotFoundError(f"records file {str(path)!r} does not exist")
-    first = next((ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()), "{}")
-    if "task_type" in json.loads(first):
+    rows = read_rows(path)  # a JSON list (the authors' answers file) or JSONL
+    if rows and all("task_type" in r for r in rows):
+        if path.read_text(encoding="utf-8").lstrip().startswith("["):
+            raise ScoreError(f"{path}: canonical records are JSONL, one record per line (this is a JSON list)")
         return read_records(path)
     if kind.startswith("illusionvqa"):
-        from ambi_plugin.benchmarks.illusionvqa import records_from_release
+        from ambi_plugin.benchmarks.illusionvqa import build_records, records_from_release
 
-        return records_from_release(path, task=kind.removeprefix("illusionvqa_"))
+        sub = kind.removeprefix("illusionvqa_")
+        if not path.read_text(encoding="utf-8").lstrip().startswith("["):
+            return records_from_release(path, task=sub)
+        need = ("id", "question", "options", "answer", "image", "category")
+        missing = [f for f in need if not all(f in r for r in rows)]
+        if missing:
+            raise ScoreError(f"{path}: used as --records, every row needs {', '.join(need)}; missing {missing}")
+        keep = [{k: r[k] for k in need} for r in rows]
+        return next(iter(build_records(sub, keep, None, source=path.name).values()))
     raise ScoreError(f"{path}: not canonical records (no 'task_type'); see hf_dataset_cards/ for the schema")
 
 
 def _names(rec: dict, kind: str, protocol: str) -> list[str]:
+    if kind == GENERIC:
+        return list(metric_names(rec))
     if kind == "illusionvqa_comprehension":
         return metric_names(rec, by=COMPREHENSION_BY)
     if kind.startswith("illusionbench"):
@@ -215,14 +260,40 @@ def _names(rec: dict, kind: str, protocol: str) -> list[str]:
     return metric_names(rec)
 
 
-def summarize(records: Sequence[dict], items: Sequence[dict], kind: str, protocol: str = "rule") -> dict[str, float]:
+def summarize(
+    records: Sequence[dict], items: Sequence[dict], kind: str, protocol: str = "rule", declared: Sequence[str] = ()
+) -> dict[str, float]:
     """Every metric the task reports, over these items, plus the count of unparsed answers."""
-    names: list[str] = []
+    names: list[str] = list(declared or [])
     for rec in records:
         names.extend(n for n in _names(rec, kind, protocol) if n not in names)
-    values = {name: aggregate(name, list(items)) for name in names}
+    values = aggregate_all(names, items)
     values["unparsed"] = sum(1 for it in items if not it.get("parsed"))
     return values
+
+
+def aggregate_all(names: Sequence[str], items: Sequence[dict]) -> dict[str, float]:
+    """``aggregate(name, items)`` for every name, grouping the items by breakdown value once (the same values,
+    fast on 100,000 items); names the core aggregations do not know are left out."""
+    from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, slug
+
+    items = list(items)
+    groups: dict[str, list[dict]] = {}
+    for it in items:
+        for v in {slug(v) for v in (it.get("breakdown") or {}).values()}:
+            groups.setdefault(v, []).append(it)
+    views = {k for it in items for k in (it.get("views") or {})}
+    out: dict[str, float] = {}
+    for name in names:
+        split = None if name in AGGREGATIONS else _split_name(name)
+        try:
+            if split and not (split[0] == "acc" and split[1] in views):
+                out[name] = float(AGGREGATIONS[split[0]](groups.get(split[1], [])))
+            else:
+                out[name] = aggregate(name, items)
+        except (KeyError, TypeError):
+            continue  # a metric of another module's own aggregation (not re-computable from item scores)
+    return out
 
 
 def record_counts(records: Iterable[dict]) -> dict[str, int]:
@@ -260,9 +331,16 @@ def score_answers(
     if protocol == "llm" and not kind.startswith("illusionbench"):
         raise ScoreError(f"the LLM-assisted protocol is IllusionBench's; task {task!r} is scored by its parsers")
     recs = load_records(info, kind, records=records, data_dir=data_dir)
-    table = answer_columns(read_rows(answers), task=task, name=Path(answers).stem, columns=columns, source=str(answers))
+    if Path(answers).is_dir():  # an lmms-eval output folder: the task's logged samples
+        answers = samples_in_folder(Path(answers), task)
+    rows = read_rows(answers)
+    table = answer_columns(rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers))
     if vote:
-        add_vote(recs, table, list(vote), seed=seed, name=vote_name)
+        # the voters are read on their own: --vote needs no --column, and does not add the voters as columns
+        voters = answer_columns(rows, task=task, name=Path(answers).stem, columns=list(vote), source=str(answers))
+        merged = {**voters, **table}
+        add_vote(recs, merged, list(vote), seed=seed, name=vote_name)
+        table[vote_name] = merged[vote_name]
     ids = [str(r["id"]) for r in recs]
     for col, got in table.items():
         missing = [i for i in ids if i not in got]
@@ -279,15 +357,27 @@ def score_answers(
         items = _score_column(
             recs, got, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress, label=col
         )
-        values[col] = summarize(recs, items, kind, protocol)
+        declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind == GENERIC else ()
+        values[col] = summarize(recs, items, kind, protocol, declared)
         if protocol == "llm":
             from ambi_plugin.benchmarks.illusionbench_llm import review_queue
 
             review.extend({**row, "answers": col} for row in review_queue(task, recs, items))
     counts = record_counts(recs)
     protocols = ("rule", "llm") if protocol == "llm" else ("rule",)
-    text = paper_tables(kind, values, counts=counts, prompt_type=prompt_type, protocols=protocols)
-    info: dict[str, Any] = {}
+    settings = {col: column_setting(col, prompt_type) for col in values}
+    if vote:
+        settings[vote_name] = "majority vote"
+    if kind == GENERIC:
+        from ambi_plugin.paper_tables import markdown
+
+        names = list(dict.fromkeys(n for v in values.values() for n in v))
+        text = f"{task}: every metric per answer set\n" + markdown(
+            ["metric", *values], [[n, *(_fmt(values[c].get(n)) for c in values)] for n in names]
+        )
+    else:
+        text = paper_tables(kind, values, counts=counts, prompt_type=settings, protocols=protocols)
+    info: dict[str, Any] = judge.info() if judge is not None else {}
     if protocol == "llm":
         from ambi_plugin.judge import judge_info
 
@@ -296,9 +386,22 @@ def score_answers(
     return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info)
 
 
+def _fmt(v: Any) -> str:
+    return "n/a" if v is None or (isinstance(v, float) and v != v) else f"{v:.4f}"
+
+
+def samples_in_folder(folder: Path, task: str) -> Path:
+    """The lmms-eval ``--log_samples`` file of ``task`` below an output folder (the newest one)."""
+    found = sorted(Path(folder).rglob(f"*_samples_{task}.jsonl"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise ScoreError(f"no logged samples of task {task!r} (*_samples_{task}.jsonl) below {folder}; "
+                         "run lmms-eval with --log_samples")  # fmt: skip
+    return found[-1]
+
+
 def _score_column(recs, got, *, protocol, task, overrides, judge, progress, label) -> list[dict]:
     if protocol == "rule":
-        return [score_item(rec, got.get(str(rec["id"]), "")) for rec in recs]
+        return [score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
     from tqdm import tqdm
 
     from ambi_plugin.benchmarks.illusionbench_llm import find_override, score_item_llm

@@ -92,3 +92,24 @@ def index(root: Path | None = None) -> dict[str, TaskInfo]:
             raise TaskYamlError(f"{path}: name {name!r} is also defined in {out[name].path}")
         out[name] = info
     return out
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def members_summary(idx: dict[str, TaskInfo], name: str) -> str:
+    """``"16 tasks"``, ``"10 groups"``, ``"1 task"``, ``"2 tasks, 1 group"``: what a group holds directly."""
+    members = idx[name].members
+    groups = sum(1 for m in members if m in idx and idx[m].kind == "group")
+    parts = [_plural(len(members) - groups, "task")] if len(members) > groups else []
+    return ", ".join(parts + ([_plural(groups, "group")] if groups else [])) or "empty"
+
+
+def benchmark_of(idx: dict[str, TaskInfo], name: str, _seen: frozenset[str] = frozenset()) -> str:
+    """A task's benchmark; a group's is the one its tasks share (else the group's own folder name)."""
+    info = idx[name]
+    if info.kind == "task" or name in _seen:
+        return info.benchmark
+    found = {benchmark_of(idx, m, _seen | {name}) for m in info.members if m in idx}
+    return found.pop() if len(found) == 1 else info.benchmark

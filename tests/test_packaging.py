@@ -31,6 +31,8 @@ def test_wheel_contains_resources(tmp_path):
     assert yamls and yamls <= shipped
     assert any(n.startswith("ambi_plugin/_resources/hf_dataset_cards/") for n in names)
     assert "ambi_plugin/core/lexicon.yaml" in names
+    refs = ("ambibench", "illusionbench", "illusionvqa", "viabench", "rcid")
+    assert {f"ambi_plugin/reports/reference/{b}.json" for b in refs} <= set(names)  # the papers' rows (ambi report)
     entry = [n for n in names if n.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheels[0]).read(entry[0]).decode()
     assert "[lmms_eval.models]" in text and "ambi = ambi_plugin.cli:main" in text
@@ -46,8 +48,8 @@ def test_help_lists_every_command(capsys):
 
 def test_every_command_has_help(capsys):
     for name in COMMANDS:
-        if name == "lmms-eval":
-            continue  # passes its arguments through to lmms-eval
+        if name in ("lmms-eval", "vlmeval"):
+            continue  # passes its arguments (--help too) through to lmms-eval / VLMEvalKit's run.py
         with pytest.raises(SystemExit) as ex:
             build_parser().parse_args([name, "--help"])
         assert ex.value.code == 0

@@ -13,6 +13,7 @@ paper is silent or contradicts itself follow ``PROTOCOL.md`` and are listed in `
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -316,12 +317,32 @@ def draw_region(image, region: list[float]):
 
 
 def materialize_from_hub(source: str | None = None, *, revision: str | None = None) -> Path:
-    """AmbiBench from the HF Hub (or its offline cache, or a folder laid out like the Hub) as a
-    canonical-schema folder in the cache. ``source`` defaults to ``$AMBI_AMBIBENCH_HUB``, else
-    :data:`ambi_plugin.benchmarks.ambibench_hub.HUB_REPO`."""
-    from ambi_plugin.benchmarks.ambibench_hub import materialize
+    """The authors' release ``BLNL/AmbiBench`` (or ``$AMBI_AMBIBENCH_HUB``: another repo id, or a local folder laid
+    out as the Hub repo) from the HF Hub or its offline cache, converted once into a canonical-schema folder in the
+    cache (``ambi_plugin.benchmarks.ambibench_release``)."""
+    from ambi_plugin.benchmarks.ambibench_release import materialize_from_hub as from_release
 
-    return materialize(source, revision=revision)
+    source = source or os.environ.get("AMBI_AMBIBENCH_HUB")
+    if source and (Path(source).expanduser() / "build_info.json").is_file():
+        from ambi_plugin.benchmarks.ambibench_hub import materialize  # our own published layout (parquet)
+
+        return materialize(source, revision=revision)
+    return from_release(source, revision=revision)
+
+
+def materialize_local(path: Path) -> Path:
+    """A configured local copy (``$AMBI_AMBIBENCH_DIR``): the release as downloaded (a folder with
+    ``metadata.jsonl``, or its zip) is converted once; a canonical folder is used as it is."""
+    from ambi_plugin.benchmarks.ambibench_release import is_release, materialize_release
+
+    path = Path(path).expanduser()
+    if is_release(path):
+        return materialize_release(path)
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"the local copy of ambibench is configured as {str(path)!r}, which is neither a folder nor a .zip"
+        )
+    return path
 
 
 def import_jsonl(jsonl: Path, images: Path, out: Path, *, layout: str = "release") -> dict[str, int]:
@@ -355,5 +376,6 @@ __all__ = [
     "groups",
     "import_jsonl",
     "materialize_from_hub",
+    "materialize_local",
     "region_line_width",
 ]

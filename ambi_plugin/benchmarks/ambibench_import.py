@@ -273,9 +273,11 @@ def record_from_row(row: dict, data: str, rid: str) -> dict:
                 raise ValueError("field 'object' (the queried object) is required")
             rec["prompt_vars"] = {"object": str(obj)}
             groups = {b.get("group") for b in rec["boxes"]}
-            if len(groups) != 1 or None in groups:
+            if len(groups) != 1:
                 raise ValueError("every box of a multi-scene query needs the same 'type' (single or combined)")
-            rec["breakdown"] = {"group": groups.pop()}
+            group = groups.pop()
+            if group is not None:  # the authors' release does not record it (see ambibench_release)
+                rec["breakdown"] = {"group": group}
         else:
             objs = row.get("objects") or ", ".join(dict.fromkeys(b["label"] for b in rec["boxes"] if b["label"]))
             if not objs:

@@ -19,7 +19,6 @@ copy ``lmms-lab-eval/IllusionBench`` (:func:`records_from_lmms_rows`; no golden 
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import shutil
@@ -31,7 +30,7 @@ from ambi_plugin.core.schema import read_jsonl
 from ambi_plugin.core.schema import write_dataset as _write_dataset
 
 BENCHMARK = "illusionbench"
-HUB_ID = "lmms-lab-eval/IllusionBench"
+HUB_ID = "lmms-lab-eval/IllusionBench"  # lmms-eval's converted copy; the authors' release: illusionbench_release
 SHUFFLE_SEED = 0  # our choice: the default seed of the MC option shuffle, also in the task YAMLs' metadata
 
 # Paper order (Tables II, III, V, VI): P1..P5, then difficulty.
@@ -379,49 +378,22 @@ def import_jsonl(jsonl: Path, images: Path, out: Path, *, shuffle_seed: int = SH
     return counts
 
 
-def _convert_hub(dsets, tmp: Path, *, source: str, shuffle_seed: int) -> None:
-    from tqdm import tqdm
-
-    from ambi_plugin.benchmarks.hub import save_image
-
-    split = "test" if "test" in dsets else next(iter(dsets))
-    ds = dsets[split]
-    cols = set(ds.column_names)
-    images_dir = tmp / "images"
-    rows = []
-    for row in tqdm(ds, desc=f"IllusionBench: converting {source}", unit="row"):
-        name = row.get("image_name") or row.get("image_file")
-        if name and row.get("image") is not None:
-            save_image(row["image"], images_dir / str(name))
-        rows.append({k: v for k, v in row.items() if k != "image"})
-    if "question_type" in cols:
-        records = records_from_lmms_rows(
-            rows,
-            shuffle_seed=shuffle_seed,
-            source=source,
-            category_map=parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP")),
-            difficulty_map=parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP")),
-        )
-    else:
-        records = records_from_images(rows, shuffle_seed=shuffle_seed, source=source, where=source)
-    counts = write_dataset(tmp, records)
-    (tmp / "manifest.json").write_text(
-        json.dumps(
-            {"benchmark": BENCHMARK, "source": source, "split": split, "shuffle_seed": shuffle_seed, "counts": counts}
-        )
-        + "\n"
-    )
-
-
 def materialize_from_hub(source: str | None = None, *, shuffle_seed: int | None = None) -> Path:
-    """The Hub release (``$AMBI_ILLUSIONBENCH_HUB``, default :data:`HUB_ID`; a local folder laid out like the
-    Hub works too) converted to canonical records in the cache; returns the folder."""
-    from ambi_plugin.benchmarks.hub import benchmark_cache, load_hub_dataset, materialize, source_key
+    """The Hub release (``$AMBI_ILLUSIONBENCH_HUB``, default the authors' ``MingZhangSJTU/IllusionBench``;
+    lmms-eval's ``lmms-lab-eval/IllusionBench`` and local folders laid out like either work too) converted to
+    canonical records in the cache, bad rows skipped and counted (``illusionbench_release``); returns the folder."""
+    from ambi_plugin.benchmarks.illusionbench_release import materialize_from_hub as from_release
 
-    source = source or os.environ.get("AMBI_ILLUSIONBENCH_HUB") or HUB_ID
-    seed = SHUFFLE_SEED if shuffle_seed is None else int(shuffle_seed)
-    out = benchmark_cache(BENCHMARK, source_key(str(source), str(seed)))
-    if (out / ".complete").is_file():
-        return out
-    dsets = load_hub_dataset(source, benchmark=BENCHMARK)
-    return materialize(out, lambda tmp: _convert_hub(dsets, tmp, source=str(source), shuffle_seed=seed))
+    return from_release(source, shuffle_seed=shuffle_seed)
+
+
+def materialize_local(path: Path) -> Path:
+    """A configured local copy (``$AMBI_ILLUSIONBENCH_DIR``): the authors' release as downloaded
+    (``Image_properties.json`` + ``IllusionDataset.zip``, extracted or not, or a zip of it) is converted once;
+    a canonical folder is used as it is."""
+    from ambi_plugin.benchmarks.illusionbench_release import materialize_folder
+
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"the local copy of illusionbench is configured as {str(path)!r}, which does not exist")
+    return materialize_folder(path)

@@ -236,30 +236,72 @@ def fewshot_records(task: str, test: Sequence[dict], examples: Sequence[dict]) -
     return out
 
 
+def harness_tasks(task: str) -> tuple[str, ...]:
+    """The lmms-eval tasks built from one IllusionVQA task's test rows (0-shot first)."""
+    names = [f"ambi_{FILES[(task, 0)]}", f"ambi_{FILES[(task, 4)]}"]
+    if task == "soft_localization":
+        names.append(f"ambi_{FILES[(task, 4)]}_cot")
+    return tuple(names)
+
+
 def build_records(
-    task: str, test_rows: Iterable[Mapping[str, Any]], fewshot_rows: Iterable[Mapping[str, Any]] | None, *, source: str
+    task: str,
+    test_rows: Iterable[Mapping[str, Any]],
+    fewshot_rows: Iterable[Mapping[str, Any]] | None,
+    *,
+    source: str,
+    report: Any = None,
 ) -> dict[str, list[dict]]:
     """Released rows -> {file name: records} for one task (0-shot, plus 4-shot when examples are given).
 
     Rows need ``image`` as a file name (images live in ``images/<task>/`` and ``images/<task>_fewshot/``).
+    With a ``report`` (:class:`ambi_plugin.benchmarks.release.LoadReport`) a bad row is skipped and counted there,
+    and bad few-shot examples leave the 4-shot records out (with a note); without one, a bad row raises.
     """
-    test = [
-        record_from_row(r, task=task, image=f"{_image_dir(task)}/{r['image']}", where=f"{source} test", source=source)
-        for r in test_rows
-    ]
+    first, *rest = harness_tasks(task)
+    test = []
+    for r in test_rows:
+        try:
+            test.append(
+                record_from_row(
+                    r, task=task, image=f"{_image_dir(task)}/{r['image']}", where=f"{source} test", source=source
+                )
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            if report is None:
+                raise
+            report.skip(r.get("id"), _reason(str(exc)), task=first, also=tuple(rest))
     out = {FILES[(task, 0)]: test}
     if fewshot_rows is not None:
-        shots = []
-        for k, r in enumerate(fewshot_rows):
-            rr = {**r, "id": r.get("id", f"train{k}")}
-            rec = record_from_row(
-                rr, task=task, image=f"{_image_dir(task, True)}/{r['image']}", where=f"{source} few-shot", source=source
-            )
-            if r.get("reasoning"):
-                rec["reasoning"] = str(r["reasoning"])
-            shots.append(rec)
-        out[FILES[(task, 4)]] = fewshot_records(task, test, shots)
+        try:
+            shots = []
+            for k, r in enumerate(fewshot_rows):
+                rr = {**r, "id": r.get("id", f"train{k}")}
+                rec = record_from_row(
+                    rr,
+                    task=task,
+                    image=f"{_image_dir(task, True)}/{r['image']}",
+                    where=f"{source} few-shot",
+                    source=source,
+                )
+                if r.get("reasoning"):
+                    rec["reasoning"] = str(r["reasoning"])
+                shots.append(rec)
+            out[FILES[(task, 4)]] = fewshot_records(task, test, shots)
+        except (ValueError, KeyError, TypeError) as exc:
+            if report is None:
+                raise
+            report.note(f"{task}: no 4-shot records: the few-shot (train) split is not usable ({exc})")
     return out
+
+
+def _reason(text: str) -> str:
+    low = text.lower()
+    if "at least two options" in low:
+        return f"too few options: {text}"
+    if "matches no option" in low or "answer" in low and "option" in low:
+        return f"answer not among the options: {text}"
+    return text
 
 
 def write_dataset(out: Path, records: Mapping[str, list[dict]]) -> dict[str, int]:
@@ -311,7 +353,7 @@ def import_jsonl(
 # ----------------------------------------------------------------------------- Hub loader
 
 
-def _hub_rows(ds, *, split: str, image_dir: Path) -> list[dict]:
+def _hub_rows(ds, *, split: str, image_dir: Path, report: Any = None, tasks: tuple[str, ...] = ()) -> list[dict]:
     from ambi_plugin.benchmarks.hub import save_image
 
     rows = []
@@ -321,34 +363,72 @@ def _hub_rows(ds, *, split: str, image_dir: Path) -> list[dict]:
         if not name and isinstance(img, dict) and img.get("path"):
             name = Path(str(img["path"])).name
         rid = row.get("id", k if split == "test" else f"{split}{k}")
+        if report is not None and split != "train":
+            report.read()
         name = str(name or f"{split}_{rid}.png")
-        if img is not None:
-            save_image(img, image_dir / name)
+        if img is None:
+            if report is None or split == "train":
+                raise ValueError(f"{split} row {k} (id={rid!r}): no image")
+            report.skip(rid, "missing image: the row has no image", task=tasks[0], also=tasks[1:])
+            continue
+        save_image(img, image_dir / name)
         rows.append({**{key: v for key, v in row.items() if key != "image"}, "id": rid, "image": name})
     return rows
 
 
-def _convert_task(task: str, dsets, tmp: Path, source: str) -> dict[str, int]:
+def _convert_task(task: str, dsets, tmp: Path, source: str, report: Any = None) -> dict[str, int]:
     from tqdm import tqdm
 
     if "test" not in dsets:
         raise ValueError(f"{source}: no 'test' split (splits: {', '.join(dsets)})")
+    tasks = harness_tasks(task)
     test = _hub_rows(
         tqdm(dsets["test"], desc=f"IllusionVQA {task}: test", unit="row"),
         split="test",
         image_dir=tmp / _image_dir(task),
+        report=report,
+        tasks=tasks,
     )
     shots = None
     if "train" in dsets:
         shots = _hub_rows(dsets["train"], split="train", image_dir=tmp / _image_dir(task, True))
-    return write_dataset(tmp, build_records(task, test, shots, source=source))
+    records = build_records(task, test, shots, source=source, report=report)
+    for split in sorted(set(dsets) - {"test", "train"}):  # e.g. Comprehension's 'select' split (11 questions)
+        rows = _hub_rows(dsets[split], split=split, image_dir=tmp / f"{_image_dir(task)}_{split}")
+        extra = build_records(task, [{**r, "image": r["image"]} for r in rows], None, source=f"{source} {split}")
+        recs = extra[FILES[(task, 0)]]
+        for rec in recs:
+            rec["image"] = rec["image"].replace(_image_dir(task) + "/", f"{_image_dir(task)}_{split}/", 1)
+        records[f"{FILES[(task, 0)]}_{split}"] = recs
+        if report is not None:
+            report.note(
+                f"{task}: split '{split}' ({len(recs)} questions) written as {FILES[(task, 0)]}_{split}.jsonl; "
+                "no task reads it (the paper's tables use 'test')"
+            )
+    counts = write_dataset(tmp, records)
+    if report is not None:
+        for name, n in counts.items():
+            if not name.endswith(tuple(f"_{s}" for s in set(dsets) - {"test", "train"})):
+                report.wrote(f"ambi_{name}", n)
+    return counts
+
+
+def _resolve_source(src: str) -> tuple[str, str]:
+    """(what to load, its label): a local folder as it is, a Hub repo id as its snapshot in the HF cache."""
+    from ambi_plugin.benchmarks.release import hub_snapshot
+
+    if Path(src).expanduser().exists() or "/" not in src or src.startswith((".", "/", "~")):
+        return src, src
+    return str(hub_snapshot(src, benchmark=BENCHMARK)), f"hf://datasets/{src}"
 
 
 def materialize_from_hub(comprehension: str | None = None, soft_localization: str | None = None) -> Path:
     """Both Hub releases (``$AMBI_ILLUSIONVQA_COMPREHENSION_HUB`` / ``$AMBI_ILLUSIONVQA_SOFT_LOCALIZATION_HUB``,
     defaults the csebuetnlp datasets; local folders laid out like the Hub work too) as canonical records in
-    the cache; the ``train`` split gives the 4-shot examples. Returns the folder."""
-    from ambi_plugin.benchmarks.hub import benchmark_cache, load_hub_dataset, materialize, source_key
+    the cache; the ``train`` split gives the 4-shot examples, further splits (Comprehension's ``select``) are kept
+    beside them. Bad rows are skipped and counted in the load report. Returns the folder."""
+    from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
+    from ambi_plugin.benchmarks.release import LoadReport, strict_mode
 
     sources = {
         "comprehension": comprehension or os.environ.get("AMBI_ILLUSIONVQA_COMPREHENSION_HUB") or HUB_COMPREHENSION,
@@ -356,17 +436,42 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
         or os.environ.get("AMBI_ILLUSIONVQA_SOFT_LOCALIZATION_HUB")
         or HUB_SOFT_LOCALIZATION,
     }
-    out = benchmark_cache(BENCHMARK, source_key(*(str(s) for s in sources.values())))
+    resolved = {task: _resolve_source(str(src)) for task, src in sources.items()}
+    out = benchmark_cache(BENCHMARK, source_key("2", *(path for path, _ in resolved.values())))
     if (out / ".complete").is_file():
         return out
-    loaded = {task: load_hub_dataset(src, benchmark=BENCHMARK) for task, src in sources.items()}
+    from ambi_plugin.benchmarks.hub import load_hub_dataset
+
+    loaded = {task: (load_hub_dataset(path, benchmark=BENCHMARK), label) for task, (path, label) in resolved.items()}
 
     def build(tmp: Path) -> None:
+        report = LoadReport(BENCHMARK, " + ".join(label for _, label in loaded.values()), strict=strict_mode())
         counts = {}
-        for task, dsets in loaded.items():
-            counts.update(_convert_task(task, dsets, tmp, str(sources[task])))
+        for task, (dsets, label) in loaded.items():
+            counts.update(_convert_task(task, dsets, tmp, label, report))
         (tmp / "manifest.json").write_text(
             json.dumps({"benchmark": BENCHMARK, "sources": sources, "counts": counts}) + "\n"
         )
+        report.emit(tmp)
 
     return materialize(out, build)
+
+
+def materialize_local(path: Path) -> Path:
+    """A configured local copy (``$AMBI_ILLUSIONVQA_DIR``): a canonical folder is used as it is; a folder holding
+    the two Hub repos as downloaded (subfolders named like ``illusionVQA-Comprehension`` and
+    ``illusionVQA-Soft-Localization``, e.g. from ``huggingface-cli download ... --local-dir``) is converted once."""
+    path = Path(path).expanduser()
+    if not path.is_dir():
+        raise FileNotFoundError(f"the local copy of illusionvqa is configured as {str(path)!r}, which is not a folder")
+    if any(path.glob("illusionvqa_*.jsonl")):
+        return path
+    subs = [p for p in sorted(path.iterdir()) if p.is_dir()]
+    comp = next((p for p in subs if "comprehension" in p.name.lower()), None)
+    soft = next((p for p in subs if "soft" in p.name.lower()), None)
+    if comp is None or soft is None:
+        raise FileNotFoundError(
+            f"{path}: neither canonical records (illusionvqa_*.jsonl) nor the two downloaded Hub repos "
+            "(subfolders named like illusionVQA-Comprehension and illusionVQA-Soft-Localization)"
+        )
+    return materialize_from_hub(str(comp), str(soft))

@@ -57,6 +57,8 @@ def gold_response(record: dict) -> str:
         return "Yes" if record["answer_bool"] else "No"
     if t in ("open", "region"):
         return _open_text(record, [[_first_alt(lbl) for lbl in v["labels"]] for v in record["views"]])
+    if t == "color_naming":
+        return (record["human_colors"] if record.get("prompt_kind") == "human" else record["pixel_colors"])[0]
     if t == "localization":
         return "[" + ", ".join("({:g}, {:g}, {:g}, {:g})".format(*b["box"]) for b in record["boxes"]) + "]"
     if t == "description":
@@ -71,6 +73,7 @@ def wrong_response(record: dict) -> str:
     if t == "perception":
         n = len(record["options"])
         taken = {record["pixel_answer_index"], record["human_answer_index"], record["answer_index"]}
+        taken |= set(record.get("pixel_answer_indices") or []) | set(record.get("human_answer_indices") or [])
         free = [i for i in range(n) if i not in taken]
         return _label(record, free[0] if free else (record["answer_index"] + 1) % n)
     if t == "multi_choice":
@@ -88,6 +91,11 @@ def wrong_response(record: dict) -> str:
         return _open_text(record, [[UNRELATED_WORD] for _ in record["views"]])
     if t == "localization":
         return "[(0, 0, 1, 1)]"
+    if t == "color_naming":
+        from ambi_plugin.core.colors import BASIC_COLORS, ColorTerm, color_matches
+
+        listed = [*record["pixel_colors"], *record["human_colors"]]
+        return next(c for c in BASIC_COLORS if not color_matches(ColorTerm(c), listed))
     if t == "description":
         conflicts = record.get("conflict_terms") or []
         return _first_alt(conflicts[0]) if conflicts else UNRELATED_WORD

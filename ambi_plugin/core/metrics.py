@@ -11,7 +11,7 @@ that could not be scored) counts as wrong, like an empty answer (PROTOCOL, "All 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -187,18 +187,26 @@ def image_hit(pred_boxes: Sequence[Box], gt_boxes: Sequence[Box], iou_threshold:
 # ----------------------------------------------------------------------------- RCID outcomes
 
 
-def perception_outcome(pred_index: int | None, pixel_index: int, human_index: int, is_illusion: bool) -> Outcome:
+def perception_outcome(
+    pred_index: int | None,
+    pixel_index: int | Collection[int],
+    human_index: int | Collection[int],
+    is_illusion: bool,
+) -> Outcome:
     """RCID section 4.1: on illusion images "human_like" (the human answer), "no_illusion" (the pixel
     answer) or "na" (neither); on control images "accurate" (the pixel answer, which humans share) or
-    "inaccurate". ``None`` = the reply could not be read: "unparsed". An out-of-range label (index -1)
-    is "na" / "inaccurate". Rates keep unparsed items in their denominator (they count as neither).
+    "inaccurate". ``None`` = the reply could not be read: "unparsed" (the N/A rate counts it: the three
+    rates sum to 1). An out-of-range label (index -1) is "na" / "inaccurate". An answer may be a set of
+    indices (a release that does not single one out).
     """
     if pred_index is None:
         return "unparsed"
+    pixel = {pixel_index} if isinstance(pixel_index, int) else set(pixel_index)
+    human = {human_index} if isinstance(human_index, int) else set(human_index)
     if is_illusion:
-        if pred_index == human_index:
+        if pred_index in human:
             return "human_like"
-        if pred_index == pixel_index:
+        if pred_index in pixel:
             return "no_illusion"
         return "na"
-    return "accurate" if pred_index == pixel_index else "inaccurate"
+    return "accurate" if pred_index in pixel else "inaccurate"

@@ -360,6 +360,8 @@ def parse_choice(text: Any, n_options: int, *, style: str = "letter", options: S
     n = n_options if isinstance(n_options, int) and n_options > 0 else (len(options) if options else 0)
     if n <= 0:
         return _fail("bad_n_options")
+    if options:  # an option text beyond n_options is not on offer (found by tests/core/test_fuzz_parsers.py)
+        options = list(options)[:n]
     s = _clean(text)
     if not s:
         return _fail("empty")
@@ -619,6 +621,15 @@ def _style(kw: dict[str, Any], default: str) -> str:
     return style if style in OPTION_STYLES else default
 
 
+def parse_color(text: Any) -> Parsed:
+    """An open color answer -> the first color term it names (after the last answer marker when there is
+    one), as a :class:`ambi_plugin.core.colors.ColorTerm`; unparseable when it names none."""
+    from ambi_plugin.core.colors import answer_color
+
+    term = answer_color(_clean(text))
+    return Parsed(term, True) if term is not None else _fail("no_color_term")
+
+
 _BY_FORMAT: dict[str, Callable[..., Parsed]] = {
     "letter": lambda t, **kw: parse_choice(
         t, kw.get("n_options", 0), style=_style(kw, "letter"), options=kw.get("options")
@@ -634,6 +645,7 @@ _BY_FORMAT: dict[str, Callable[..., Parsed]] = {
     "layers": lambda t, **kw: parse_layers(t),
     "boxes": lambda t, **kw: parse_boxes(t),
     "free": lambda t, **kw: parse_free(t),
+    "color": lambda t, **kw: parse_color(t),
 }
 
 

@@ -31,8 +31,15 @@ Fields (``*`` = required for every record):
   description and the offline scorer's cues.
 * ``pixel_answer_index``, ``human_answer_index`` (int), ``is_illusion`` (bool),
   ``prompt_kind`` ("pixel" | "human" | "neutral"): RCID-style perception items.
+* ``pixel_answer_indices``, ``human_answer_indices`` (list[int], optional): every option that counts as the
+  pixel / human answer, when a release does not single one out (RCID's Hub copy says only that two regions
+  "look different"); they extend ``pixel_answer_index`` / ``human_answer_index``.
+* ``pixel_colors``, ``human_colors`` (list[str]): acceptable colors of an RCID filter item (``color_naming``),
+  by the pixel values and as humans see it (``ambi_plugin.core.colors``).
 * ``breakdown`` (dict[str, str]): fields metrics are broken down by (difficulty, layout ...).
 * ``source`` (str): provenance.
+* ``gold_unknown`` (bool): the release publishes no answer for this item (VIA-Bench's challenge split);
+  the answer fields of its task type may then be absent, and only answer-free metrics apply.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ TASK_TYPES = (
     "region",  # open answer about the region inside a green box
     "description",  # free description scored 0/1/2 against a golden description
     "perception",  # RCID-style choice with a pixel answer and a human answer
+    "color_naming",  # RCID filter: an open color name, pixel colors and human colors
 )
 
 OPTION_STYLES = ("letter", "letter_lower", "roman")
@@ -67,6 +75,7 @@ ANSWER_FORMATS = (
     "layers",  # 'layer1 objects; layer2 objects'
     "boxes",  # [(x1, y1, x2, y2), ...] or None
     "free",  # free text
+    "color",  # a color term ("greenish-yellow"), the first one named
 )
 
 DEFAULT_FORMAT = {
@@ -79,6 +88,7 @@ DEFAULT_FORMAT = {
     "region": "layers",
     "description": "free",
     "perception": "roman",
+    "color_naming": "color",
 }
 
 # Fields each task type needs on top of the common ones.
@@ -92,9 +102,12 @@ REQUIRED_BY_TYPE: dict[str, tuple[str, ...]] = {
     "region": ("views", "region"),
     "description": ("description",),
     "perception": ("options", "pixel_answer_index", "human_answer_index", "is_illusion", "prompt_kind"),
+    "color_naming": ("pixel_colors", "human_colors", "is_illusion", "prompt_kind"),
 }
 
 COMMON_REQUIRED = ("id", "benchmark", "category", "task_type")
+# Answer fields a record may lack when it says ``gold_unknown: true`` (a release without answers).
+GOLD_FIELDS = ("answer_index", "answer_indices", "answer_bool")
 
 
 class RecordError(ValueError):
@@ -119,10 +132,20 @@ def validate_record(rec: dict, *, source: str | None = None, line: int | None = 
     for key in COMMON_REQUIRED:
         if key not in rec or rec[key] in (None, ""):
             raise RecordError(f"{where}: missing required field '{key}'")
+    for key in ("question", "description"):
+        if rec.get(key) is not None and not isinstance(rec[key], str):
+            raise RecordError(f"{where}: field '{key}' must be a string, got {type(rec[key]).__name__} {rec[key]!r}")
+    img = rec.get("image")
+    if img is not None and not (
+        isinstance(img, str) or (isinstance(img, list) and all(isinstance(p, str) for p in img))
+    ):
+        raise RecordError(f"{where}: field 'image' must be a path or a list of paths, got {img!r}")
     ttype = rec["task_type"]
     if ttype not in TASK_TYPES:
         raise RecordError(f"{where}: field 'task_type' is {ttype!r}; expected one of {', '.join(TASK_TYPES)}")
     for key in REQUIRED_BY_TYPE[ttype]:
+        if rec.get("gold_unknown") is True and key in GOLD_FIELDS:
+            continue
         if key not in rec or rec[key] is None:
             raise RecordError(f"{where}: task_type '{ttype}' needs field '{key}', which is missing")
     if "options" in rec and rec["options"] is not None:
@@ -133,9 +156,23 @@ def validate_record(rec: dict, *, source: str | None = None, line: int | None = 
         for key in ("answer_index", "pixel_answer_index", "human_answer_index"):
             if key in rec and rec[key] is not None and not (isinstance(rec[key], int) and 0 <= rec[key] < n):
                 raise RecordError(f"{where}: field '{key}'={rec[key]!r} is not an index into {n} options")
-        for i in rec.get("answer_indices") or []:
-            if not (isinstance(i, int) and 0 <= i < n):
-                raise RecordError(f"{where}: field 'answer_indices' holds {i!r}, not an index into {n} options")
+        for key in ("answer_indices", "pixel_answer_indices", "human_answer_indices"):
+            for i in rec.get(key) or []:
+                if not (isinstance(i, int) and 0 <= i < n):
+                    raise RecordError(f"{where}: field '{key}' holds {i!r}, not an index into {n} options")
+    for key in ("pixel_colors", "human_colors"):
+        if key in rec and rec[key] is not None:
+            from ambi_plugin.core.colors import validate_color_list
+
+            vals = rec[key]
+            if not isinstance(vals, list) or not vals or not all(isinstance(v, str) for v in vals):
+                raise RecordError(f"{where}: field '{key}' must be a non-empty list of color names, got {vals!r}")
+            unknown = validate_color_list(vals)
+            if unknown:
+                raise RecordError(
+                    f"{where}: field '{key}' holds {unknown!r}, which name no color we know "
+                    "(add the word to ambi_plugin/core/colors.py SYNONYMS)"
+                )
     fmt = rec.get("answer_format")
     if fmt is not None and fmt not in ANSWER_FORMATS:
         raise RecordError(f"{where}: field 'answer_format' is {fmt!r}; expected one of {', '.join(ANSWER_FORMATS)}")

@@ -19,7 +19,8 @@ Metric names (see ``METRICS_BY_TYPE``):
 ``desc_score``            mean 0/1/2 description score
 ``human_like_rate``       illusion items answered as humans perceive them
 ``no_illusion_rate``      illusion items answered by the pixel values
-``na_rate``               illusion items answered neither way
+``na_rate``               illusion items answered neither way (an unreadable reply included: the
+                          three rates sum to 1)
 ``control_acc``           accuracy on the no-illusion control items
 ``unparsed_rate``         fraction of responses no parser could read
 ``judge_errors``          open, region, description: number of items whose judge verdict could not
@@ -53,6 +54,7 @@ METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "localization": ("ap50", "ap50_single", "ap50_combined", "hit_rate", "unparsed_rate"),
     "description": ("desc_score", "unparsed_rate", "judge_errors"),
     "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate"),
+    "color_naming": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate"),
 }
 
 HIGHER_IS_BETTER: dict[str, bool] = {
@@ -105,6 +107,7 @@ BREAKDOWN_BASES: dict[str, tuple[str, ...]] = {
     "localization": ("ap50", "hit_rate"),
     "description": ("desc_score",),
     "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc"),
+    "color_naming": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc"),
 }
 
 
@@ -270,16 +273,28 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, j
         item.update(_score_description(record, parsed, _judge_for(judge, matcher)))
     elif ttype == "perception":
         # an out-of-range label (-1) parsed but matches neither answer: N/A on illusions, inaccurate on controls
+        pixel = record.get("pixel_answer_indices") or [record["pixel_answer_index"]]
+        human = record.get("human_answer_indices") or [record["human_answer_index"]]
         item["pred"] = value
         item["is_illusion"] = bool(record["is_illusion"])
-        item["outcome"] = (
-            "unparsed"
-            if not parsed.ok
-            else M.perception_outcome(
-                value, record["pixel_answer_index"], record["human_answer_index"], item["is_illusion"]
-            )
-        )
-        item["correct"] = value is not None and value == record["answer_index"]
+        item["outcome"] = M.perception_outcome(value, pixel, human, item["is_illusion"])
+        listed = record.get("pixel_answer_indices") or record.get("human_answer_indices")
+        gold = (human if record.get("prompt_kind") == "human" else pixel) if listed else [record["answer_index"]]
+        item["correct"] = value is not None and value in gold
+    elif ttype == "color_naming":
+        # RCID filter: the first color term against the pixel and the human color lists (core/colors.py)
+        from ambi_plugin.core.colors import color_matches
+
+        item["pred"] = str(value) if value is not None else None
+        item["is_illusion"] = bool(record["is_illusion"])
+        in_pixel, in_human = color_matches(value, record["pixel_colors"]), color_matches(value, record["human_colors"])
+        if value is None:
+            item["outcome"] = "unparsed"
+        elif item["is_illusion"]:
+            item["outcome"] = "human_like" if in_human else "no_illusion" if in_pixel else "na"
+        else:
+            item["outcome"] = "accurate" if in_pixel else "inaccurate"
+        item["correct"] = in_human if record.get("prompt_kind") == "human" else in_pixel
     else:  # pragma: no cover - validate_record rejects unknown types
         raise ValueError(f"unknown task_type {ttype!r}")
     return item
@@ -311,9 +326,11 @@ def _ap(items: list[dict]) -> float:
 
 
 def _outcome_rate(outcome: str) -> Callable[[list[dict]], float]:
+    counted = {outcome, "unparsed"} if outcome == "na" else {outcome}  # RCID: neither answer = N/A
+
     def rate(items: list[dict]) -> float:
         ill = [it for it in items if it.get("is_illusion")]
-        return _mean([1.0 if it["outcome"] == outcome else 0.0 for it in ill])
+        return _mean([1.0 if it["outcome"] in counted else 0.0 for it in ill])
 
     return rate
 

@@ -35,15 +35,34 @@ class LmmsRun:
         return f"rc={self.returncode}\n{self.stdout[-n:]}\n{self.stderr[-n:]}"
 
 
-def run_lmms_eval(args: Sequence[str], *, output: Path, env: dict | None = None, timeout: float = 1200) -> LmmsRun:
-    """Run ``lmms-eval <args> --output_path <output>``; ``results`` is None when it wrote none."""
+def _results_files(output: Path) -> dict[Path, int]:
+    return {p: p.stat().st_mtime_ns for p in Path(output).rglob("*results*.json")} if Path(output).is_dir() else {}
+
+
+def run_lmms_eval(
+    args: Sequence[str],
+    *,
+    output: Path,
+    env: dict | None = None,
+    timeout: float | None = 1200,
+    capture: bool = True,
+) -> LmmsRun:
+    """Run ``lmms-eval <args> --output_path <output>``; ``results`` is None when this run wrote none.
+
+    A results JSON already below ``output`` before the run never counts. ``capture=False`` lets the
+    run's output go to the terminal as it comes (``stdout`` / ``stderr`` are then empty).
+    """
+    before = _results_files(output)
     cmd = [*lmms_eval_argv(), *args, "--output_path", str(output)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    run = LmmsRun(proc.returncode, proc.stdout, proc.stderr)
-    try:
-        run.results_path = find_results_json(Path(output))
-    except FileNotFoundError:
+    if capture:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        run = LmmsRun(proc.returncode, proc.stdout, proc.stderr)
+    else:
+        run = LmmsRun(subprocess.run(cmd, env=env, timeout=timeout).returncode, "", "")
+    new = [p for p, mtime in _results_files(output).items() if before.get(p) != mtime]
+    if not new:
         return run
+    run.results_path = find_results_json(max(new, key=lambda p: p.stat().st_mtime_ns))
     run.results = json.loads(run.results_path.read_text())
     for path in Path(output).rglob("*_samples_*.jsonl"):
         run.samples[path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]] = path

@@ -4,12 +4,15 @@ A task YAML says where its records live with ``dataset_path: ambi://<source>`` a
 ``dataset_name: <records name>``:
 
 * ``ambi://synth`` — the embedded procedural suite, built on first use and cached
-  (``$AMBI_SYNTH_SEED`` and ``$AMBI_SYNTH_N`` choose seed and size; defaults 0 and 8).
+  (``$AMBI_SYNTH_SEED`` and ``$AMBI_SYNTH_N`` choose seed and size; defaults 0 and 8), or the suite
+  folder ``$AMBI_SYNTH_DIR`` written by ``ambi synth --out DIR``.
 * ``ambi://local`` — a local folder laid out as ``<dir>/<records name>.jsonl`` + images, taken
   from ``$AMBI_DATA_DIR`` (for example one written by ``ambi synth --out DIR``).
 * ``ambi://<benchmark>`` (``ambibench``, ``illusionbench`` ...) — the benchmark's records in the
   canonical schema: a local copy (``$AMBI_<BENCHMARK>_DIR`` or ``data.<benchmark>`` in the ambi
-  config), else ``ambi_plugin.benchmarks.<benchmark>.materialize_from_hub()``.
+  config), else a built copy under the data root (``$AMBI_DATA_ROOT/<benchmark>`` or ``data_root`` in
+  the ambi config, written by ``ambi build``), else ``ambi_plugin.benchmarks.<benchmark>.materialize_from_hub()``.
+  ``ambi://synth`` also reads ``$AMBI_DATA_ROOT/ambi_synth`` when it is there.
 
 The resolver validates every record (a malformed one stops the run before any model call with
 a message naming file, line, record and field), writes a harness copy in which image paths are
@@ -22,11 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 from filelock import FileLock
 
-from ambi_plugin.core.schema import RecordError, read_records, write_records
+from ambi_plugin.core.schema import RecordError, iter_images, read_records, write_records
 from ambi_plugin.core.scoring import slug
 from ambi_plugin.paths import cache_dir
 
@@ -39,8 +43,18 @@ class DatasetSpecError(ValueError):
 
 
 def _synth_root() -> Path:
+    from ambi_plugin.config import data_dir
     from ambi_plugin.data.synth import DEFAULT_N, ensure_suite
+    from ambi_plugin.data.synth.suite import read_manifest
 
+    local = data_dir("synth")  # a suite written by `ambi synth --out DIR`
+    if local is not None:
+        if read_manifest(local) is None:
+            raise DatasetSpecError(
+                f"AMBI_SYNTH_DIR={str(local)!r} holds no synthetic suite (no readable manifest.json); "
+                "write one with: ambi synth --out DIR --seed S --n N"
+            )
+        return local
     seed = int(os.environ.get("AMBI_SYNTH_SEED", "0"))
     n = int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N)))
     return ensure_suite(seed=seed, n=n)
@@ -72,15 +86,21 @@ def _benchmark_root(name: str) -> Path:
 
     from ambi_plugin.config import data_dir
 
-    local = data_dir(name)
-    if local is not None:
-        if not local.is_dir():
-            raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
-        return local
     try:
         module = importlib.import_module(f"ambi_plugin.benchmarks.{name}")
     except ModuleNotFoundError:
         module = None
+    local = data_dir(name)
+    if local is not None:
+        reader = getattr(module, "materialize_local", None)
+        if reader is not None:  # the release as downloaded (folder or zip) is converted; a canonical copy is used
+            try:
+                return reader(local)
+            except FileNotFoundError as exc:
+                raise DatasetSpecError(str(exc)) from None
+        if not local.is_dir():
+            raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
+        return local
     loader = getattr(module, "materialize_from_hub", None)
     if loader is None:
         raise DatasetSpecError(
@@ -90,23 +110,46 @@ def _benchmark_root(name: str) -> Path:
     return loader()
 
 
+def _built_root(source: str) -> Path | None:
+    """The built copy under the data root (``$AMBI_DATA_ROOT/<benchmark>``, from ``ambi build``), read back once."""
+    from ambi_plugin.data.hub.built import built_copy, materialize_built
+
+    folder = built_copy(source)
+    return materialize_built(folder) if folder is not None else None
+
+
 def source_root(dataset_path: str) -> Path:
     if not dataset_path.startswith(SCHEME):
         raise DatasetSpecError(f"not an ambi dataset path: {dataset_path!r}")
     source = dataset_path[len(SCHEME) :].strip("/")
+    if source == "local":
+        return SOURCES[source]()
+    from ambi_plugin.config import data_dir
+
+    if source == "synth" or data_dir(source) is None:  # a configured local copy wins over the data root
+        built = _built_root(source)
+        if built is not None:
+            return built
     if source in SOURCES:
         return SOURCES[source]()
     return _benchmark_root(source)
 
 
 def _absolutize(rec: dict, root: Path) -> dict:
+    """Image and video paths made absolute against ``root`` (resolved once by the caller: a per-path
+    ``Path.resolve()`` was the loader's hot spot)."""
     out = dict(rec)
+    base = str(root)
+
+    def absolute(p: str) -> str:
+        return p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
+
     for key in ("image", "video"):
         val = out.get(key)
         if isinstance(val, str):
-            out[key] = str((root / val).resolve()) if not os.path.isabs(val) else val
+            out[key] = absolute(val)
         elif isinstance(val, list):
-            out[key] = [str((root / v).resolve()) if not os.path.isabs(v) else v for v in val]
+            out[key] = [absolute(v) for v in val]
     return out
 
 
@@ -121,7 +164,11 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
         for field, val in (rec.get("breakdown") or {}).items():
             if val is not None and val != "":
                 universe.setdefault(field, set()).add(slug(val))
+        # values a task reports even when the release has no item with them (NaN), e.g. a breakdown it lacks
+        for field, vals in (rec.get("breakdown_declared") or {}).items():
+            universe.setdefault(field, set()).update(slug(v) for v in vals)
     values = {field: sorted(vals) for field, vals in universe.items()}
+    root = root.resolve()
     rows = []
     for rec in records:
         full = _absolutize(rec, root)
@@ -135,6 +182,22 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
             }
         )
     return rows
+
+
+def check_loadable(records: list[dict], src: Path, root: Path) -> None:
+    """Fail before any model call on an empty split or an image file that does not exist, naming the
+    records file, line, record id and field (a truncated image is only found when it is decoded:
+    ``hooks.doc_to_visual`` names record, field and file then)."""
+    if not records:
+        raise RecordError(f"{src}: holds no records (an empty split); write at least one record or drop the task")
+    for k, rec in enumerate(records, start=1):
+        for path in iter_images(rec):
+            full = path if os.path.isabs(path) else os.path.join(root, path)
+            if not os.path.exists(full):
+                raise RecordError(
+                    f"{src}, record #{k} id={rec.get('id')!r}: field 'image' names {path!r}, which does not exist "
+                    f"(looked for {full}); image paths are relative to {root}"
+                )
 
 
 def resolve_jsonl(dataset_path: str, name: str) -> Path:
@@ -155,7 +218,41 @@ def resolve_jsonl(dataset_path: str, name: str) -> Path:
     with FileLock(str(out) + ".lock"):
         if not out.exists():
             records = read_records(src)  # validates; raises RecordError naming file, line, record, field
+            check_loadable(records, src, root)
             write_records(out, harness_rows(records, root))
+    LOADED[(dataset_path, name)] = root
+    return out
+
+
+# (dataset_path, dataset_name) -> the folder its records came from, for the results JSON's data section
+LOADED: dict[tuple[str, str], Path] = {}
+
+
+def data_summary(configs: dict) -> dict[str, dict]:
+    """Per task of ours that read a benchmark release: its source and the rows skipped (from the load report)."""
+    from ambi_plugin.benchmarks.release import UNASSIGNED, LoadReport, read_report
+
+    out: dict[str, dict] = {}
+    for task, cfg in (configs or {}).items():
+        if not isinstance(cfg, dict):
+            continue
+        key = (str(cfg.get("dataset_path", "")), str(cfg.get("dataset_name", "")))
+        root = LOADED.get(key)
+        if root is None:
+            continue
+        report = read_report(root)
+        if report is None:
+            out[task] = {"source": str(root), "load_report": None}
+            continue
+        rows = [s for s in report.get("skipped", []) if s.get("task") == task or task in (s.get("also") or ())]
+        out[task] = {
+            "source": report.get("source"),
+            "records": (report.get("records") or {}).get(task, 0),
+            "skipped": len(rows),
+            "skipped_by_reason": dict(sorted(Counter(LoadReport.reason_key(s["reason"]) for s in rows).items())),
+            "benchmark_skipped_total": report.get("skipped_total", 0),
+            "benchmark_skipped_unassigned": (report.get("skipped_by_task") or {}).get(UNASSIGNED, 0),
+        }
     return out
 
 

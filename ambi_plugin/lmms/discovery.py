@@ -4,20 +4,28 @@ lmms-eval 0.7 has no entry point for tasks; its only entry-point group is ``lmms
 loaded whenever ``lmms_eval.models`` is imported, which every evaluation run does before it
 builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) therefore
 
-1. returns the manifests of our plugin models (``ambi_replay``), and
-2. as a side effect installs small wrappers (idempotent, never raising):
+1. returns the manifests of our plugin models (``ambi_replay``, ``ambi_intervene``), and
+2. as a side effect wraps five lmms-eval methods (idempotent, never raising; each wrapper takes
+   ``*args, **kwargs`` and passes them on unchanged, so a new keyword in lmms-eval reaches it):
 
    * ``TaskManager.initialize_tasks`` gets our ``task_yamls/`` folder appended to its include paths,
      so ``lmms-eval --tasks ambi_synth_all`` works in a fresh process, under ``python -m lmms_eval``
      and ``accelerate launch -m lmms_eval`` alike; ``--include_path "$(ambi tasks-path)"`` keeps working.
    * ``ConfigurableTask.download`` resolves ``dataset_path: ambi://...`` (see
-     :mod:`ambi_plugin.lmms.datasets`) to a local JSONL and then runs lmms-eval's own loader.
+     :mod:`ambi_plugin.lmms.datasets`) to a local JSONL and then runs lmms-eval's own loader; it also
+     notes which tasks are ours (:mod:`ambi_plugin.lmms.ownership`).
    * ``ConfigurableTask.process_results`` makes the task's per-model ``lmms_eval_specific_kwargs``
      visible to our scoring hooks while it runs (:mod:`ambi_plugin.lmms.task_kwargs`; e.g. the
      coordinate system a model answers boxes in).
    * ``EvaluationTracker.save_results_aggregated`` adds an ``ambi_plugin`` section to the results JSON
      (our version, the judge used with its rounds and error counts, the synthetic suite's seed and size;
      :mod:`ambi_plugin.lmms.results_meta`).
+   * ``TaskManager._get_config`` adds to a group of ours the tasks that declare ``metadata.join_groups``
+     (:mod:`ambi_plugin.lmms.category_hooks`, which also derives a new category's metrics after ``download``).
+
+A good guest: for a task that is not ours, the wrappers call lmms-eval's method exactly as they were
+called, and a run without any task of ours gets no ``ambi_plugin`` section and builds no judge.
+``AMBI_PLUGIN_HOOKS=0`` installs none of the wrappers (:func:`ambi_plugin.lmms.ownership.hooks_enabled`).
 
 The wrapped methods are internals, not a public contract: the package pins
 ``lmms-eval>=0.7,<0.8`` and tests these hooks against the installed version.
@@ -26,6 +34,7 @@ The wrapped methods are internals, not a public contract: the package pins
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import os
 import sys
@@ -34,6 +43,7 @@ log = logging.getLogger("ambi_plugin")
 
 _MARK = "__ambi_plugin_wrapped__"
 REPLAY_MODEL = "ambi_replay"
+INTERVENE_MODEL = "ambi_intervene"
 
 
 def _tasks_path() -> str:
@@ -76,10 +86,18 @@ def _patch_task_manager() -> None:
     original = TaskManager.initialize_tasks
     if getattr(original, _MARK, False):
         return
+    signature = inspect.signature(original)
+    if "include_path" not in signature.parameters:
+        raise TypeError(f"TaskManager.initialize_tasks{signature} has no include_path parameter")
 
     @functools.wraps(original)
-    def initialize_tasks(self, include_path=None, include_defaults=True):
-        return original(self, include_path=_with_our_path(include_path), include_defaults=include_defaults)
+    def initialize_tasks(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:  # lmms-eval's own error for a wrong call
+            return original(self, *args, **kwargs)
+        bound.arguments["include_path"] = _with_our_path(bound.arguments.get("include_path"))
+        return original(*bound.args, **bound.kwargs)
 
     setattr(initialize_tasks, _MARK, True)
     TaskManager.initialize_tasks = initialize_tasks
@@ -91,19 +109,25 @@ def _patch_download() -> None:
     original = ConfigurableTask.download
     if getattr(original, _MARK, False):
         return
+    signature = inspect.signature(original)
 
     @functools.wraps(original)
-    def download(self, dataset_kwargs=None, *args, **kwargs):
-        path = getattr(self, "DATASET_PATH", None)
-        if isinstance(path, str) and path.startswith("ambi://"):
-            from ambi_plugin.lmms.datasets import resolve_jsonl
+    def download(self, *args, **kwargs):
+        from ambi_plugin.lmms.ownership import note_if_ours
 
-            split = self.config.test_split or "test"
-            jsonl = resolve_jsonl(path, self.DATASET_NAME or "")
-            self.DATASET_PATH = "json"
-            self.DATASET_NAME = None
-            dataset_kwargs = {"data_files": {split: str(jsonl)}}
-        return original(self, dataset_kwargs, *args, **kwargs)
+        note_if_ours(self)
+        path = getattr(self, "DATASET_PATH", None)
+        if not (isinstance(path, str) and path.startswith("ambi://")):
+            return original(self, *args, **kwargs)
+        from ambi_plugin.lmms.datasets import resolve_jsonl
+
+        split = self.config.test_split or "test"
+        jsonl = resolve_jsonl(path, self.DATASET_NAME or "")
+        self.DATASET_PATH = "json"
+        self.DATASET_NAME = None
+        bound = signature.bind(self, *args, **kwargs)
+        bound.arguments["dataset_kwargs"] = {"data_files": {split: str(jsonl)}}
+        return original(*bound.args, **bound.kwargs)
 
     setattr(download, _MARK, True)
     ConfigurableTask.download = download
@@ -119,6 +143,12 @@ def _patch_process_results() -> None:
 
     @functools.wraps(original)
     def process_results(self, *args, **kwargs):
+        from ambi_plugin.lmms.ownership import config_is_ours
+
+        # not ``config or {}``: lmms-eval's TaskConfig is an (empty) dict subclass, falsy however it is set
+        config = getattr(self, "config", None)
+        if config is None or not config_is_ours(config):
+            return original(self, *args, **kwargs)
         from ambi_plugin.lmms import task_kwargs
 
         with task_kwargs.using(getattr(self, "lmms_eval_specific_kwargs", None)):
@@ -135,10 +165,36 @@ def _patch_results_writer() -> None:
     patch_results_writer()
 
 
+WRAPPED_METHODS = (
+    "lmms_eval.tasks.TaskManager.initialize_tasks",
+    "lmms_eval.api.task.ConfigurableTask.download",
+    "lmms_eval.api.task.ConfigurableTask.process_results",
+    "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated",
+    # a new category as a YAML alone (lmms/category_hooks.py): joining a group of ours by metadata.join_groups
+    "lmms_eval.tasks.TaskManager._get_config",
+)
+
+
+def _category_patches() -> tuple:
+    """A new category as a YAML alone: derived metrics, joining a group of ours (:mod:`.category_hooks`)."""
+    from ambi_plugin.lmms.category_hooks import patch_derived_metrics, patch_group_membership
+
+    return (patch_derived_metrics, patch_group_membership)
+
+
 def install_hooks() -> bool:
-    """Install the task-discovery and dataset hooks. Returns True on success; never raises."""
+    """Wrap the methods of :data:`WRAPPED_METHODS`. Returns True on success; never raises.
+
+    Does nothing (and returns False) when ``AMBI_PLUGIN_HOOKS=0`` switches our hooks off.
+    """
+    from ambi_plugin.lmms.ownership import HOOKS_ENV, hooks_enabled
+
+    if not hooks_enabled():
+        log.info("ambi-plugin: %s=%s, lmms-eval runs without our hooks", HOOKS_ENV, os.environ.get(HOOKS_ENV))
+        return False
     ok = True
-    for patch in (_patch_task_manager, _patch_download, _patch_process_results, _patch_results_writer):
+    patches = (_patch_task_manager, _patch_download, _patch_process_results, _patch_results_writer)
+    for patch in (*patches, *_category_patches()):
         try:
             patch()
         except Exception as exc:  # noqa: BLE001 - an entry point must never raise
@@ -150,7 +206,10 @@ def install_hooks() -> bool:
 def model_manifests() -> list:
     from lmms_eval.models.registry_v2 import ModelManifest
 
-    return [ModelManifest(model_id=REPLAY_MODEL, simple_class_path="ambi_plugin.lmms.replay.AmbiReplay")]
+    return [
+        ModelManifest(model_id=REPLAY_MODEL, simple_class_path="ambi_plugin.lmms.replay.AmbiReplay"),
+        ModelManifest(model_id=INTERVENE_MODEL, simple_class_path="ambi_plugin.lmms.intervene.AmbiIntervene"),
+    ]
 
 
 def lmms_eval_entry_point() -> list:

@@ -62,13 +62,12 @@ def _images(rec: dict) -> list[str]:
 
 def load_image(path: Any, *, rid: Any = None):
     """Open an image as RGB; a missing or unreadable file names the record and the field."""
-    from PIL import Image
+    from ambi_plugin.core.images import decode
 
     if hasattr(path, "convert"):  # already a PIL image (Hub datasets with an Image column)
         return path.convert("RGB")
-    try:
-        with Image.open(path) as im:
-            return im.convert("RGB")
+    try:  # a truncated file is an error even under lmms-eval's LOAD_TRUNCATED_IMAGES (core/images.py)
+        return decode(path)
     except Exception as exc:  # noqa: BLE001 - re-raised with context
         raise OSError(f"record id={rid!r}, field 'image': cannot read {path!r} ({type(exc).__name__}: {exc})") from None
 
@@ -102,7 +101,9 @@ def _label(i: int, style: str, case: str | None) -> str:
     return lab
 
 
-def prompt_fields(rec: dict, kwargs: dict | None = None) -> dict[str, str]:
+def prompt_fields(rec: dict, kwargs: dict | None = None, *, image_size: bool = True) -> dict[str, str]:
+    """The fields a prompt template can use; ``image_size=False`` skips ``{width}``/``{height}`` (opening
+    the image), for templates that do not use them: the per-item hot path."""
     kwargs = kwargs or {}
     fields: dict[str, str] = {"question": rec.get("question") or ""}
     opts = rec.get("options")
@@ -118,7 +119,7 @@ def prompt_fields(rec: dict, kwargs: dict | None = None) -> dict[str, str]:
 
         style, case = rec.get("option_style") or "letter", kwargs.get("option_case")
         fields.update(fewshot_fields(rec, kwargs, lambda i: _label(i, style, case)))
-    imgs = _images(rec)
+    imgs = _images(rec) if image_size else []
     if imgs:
         from PIL import Image
 
@@ -132,6 +133,11 @@ def prompt_fields(rec: dict, kwargs: dict | None = None) -> dict[str, str]:
     return fields
 
 
+@lru_cache(maxsize=256)
+def _template_fields(template: str) -> frozenset[str]:
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
+
+
 def build_prompt(rec: dict, kwargs: dict | None = None) -> str:
     kwargs = kwargs or {}
     variant = rec.get("prompt_variant")  # e.g. AmbiBench triple hybrids: kwargs "prompt_triple"
@@ -141,8 +147,8 @@ def build_prompt(rec: dict, kwargs: dict | None = None) -> str:
             f"needs a 'prompt_{variant}' template next to 'prompt'"
         )
     template = kwargs[f"prompt_{variant}"] if variant else kwargs.get("prompt", "{question}")
-    fields = prompt_fields(rec, kwargs)
-    needed = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    needed = _template_fields(template)
+    fields = prompt_fields(rec, kwargs, image_size=bool(needed & {"width", "height"}))
     missing = sorted(needed - fields.keys())
     if missing:
         raise PromptError(

@@ -8,16 +8,23 @@ answers in tests::
 ``check_visuals=true`` also loads every request's images (a dry run of the inputs).
 ``answers.jsonl`` holds one object per line: ``{"task": ..., "id": <record id>, "response": ...}``
 (``doc_id`` may stand in for ``id``). Lines of lmms-eval's own ``--log_samples`` files are read
-too when they carry ``task``. Every request is looked up before any is answered: missing keys
-stop the run with one message naming the file and the first missing task / record ids.
+too when they carry ``task``. A line without ``id`` or ``doc_id`` stops the run, naming file and line.
+Every request is looked up before any is answered: missing keys stop the run with one message naming
+the file and the first missing task / record ids. Lines of a task in the run whose id matches none of
+its records are reported (file, line, id) on stderr; they do not stop the run.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import sys
 
 from lmms_eval.api.model import lmms
+
+from ambi_plugin.replayfile import (  # noqa: F401 - shared with the VLMEvalKit replay model
+    load_prediction_lines,
+    load_predictions,
+    unmatched_lines,
+)
 
 
 class ReplayError(KeyError):
@@ -25,41 +32,12 @@ class ReplayError(KeyError):
         return str(self.args[0])
 
 
-def _response_of(row: dict) -> str | None:
-    if "response" in row:
-        return row["response"]
-    for key in ("filtered_resps", "resps"):
-        val = row.get(key)
-        while isinstance(val, list) and val:
-            val = val[0]
-        if isinstance(val, str):
-            return val
-    return None
-
-
-def load_predictions(path: str | Path) -> dict[tuple[str, str], str]:
-    """Read a predictions file into {(task, key): response}; key is the record id or 'doc:<doc_id>'."""
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"ambi_replay: predictions file {str(path)!r} does not exist")
-    table: dict[tuple[str, str], str] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            raw = raw.strip()
-            if not raw:
-                continue
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"ambi_replay: {path}:{lineno} is not valid JSON ({exc.msg})") from None
-            task, response = row.get("task"), _response_of(row)
-            if not task or response is None:
-                raise ValueError(f"ambi_replay: {path}:{lineno} needs 'task' and 'response' fields")
-            if row.get("id") is not None:
-                table[(task, str(row["id"]))] = response
-            if row.get("doc_id") is not None:
-                table[(task, f"doc:{int(row['doc_id'])}")] = response
-    return table
+def _doc_ids(docs) -> list[str]:
+    try:
+        column = docs["id"]  # a datasets.Dataset: one column, without decoding the rows
+    except (KeyError, TypeError, IndexError):
+        column = [d.get("id") if isinstance(d, dict) else None for d in docs]
+    return [str(v) for v in column]
 
 
 class AmbiReplay(lmms):
@@ -72,19 +50,35 @@ class AmbiReplay(lmms):
         if not predictions:
             raise ValueError("ambi_replay needs --model_args predictions=/path/to/answers.jsonl")
         self.path = str(predictions)
-        self.table = load_predictions(predictions)
+        self.table, self.lines = load_prediction_lines(predictions)
         # check_visuals=true loads every request's images, as a real model would: a dry run of the inputs
         self.check_visuals = str(check_visuals).strip().lower() in ("1", "true", "yes")
 
+    def _ids(self, task: str, split: str) -> list | None:
+        """The split's ``id`` column, read once per task (a row lookup per request was the hot spot)."""
+        cache = self.__dict__.setdefault("_id_columns", {})
+        if (task, split) not in cache:
+            task_dict = getattr(self, "task_dict", None) or {}
+            try:
+                docs = task_dict[task][split]
+                cache[(task, split)] = list(docs["id"]) if "id" in getattr(docs, "column_names", ()) else None
+            except (KeyError, TypeError):
+                cache[(task, split)] = None
+        return cache[(task, split)]
+
     def _key(self, doc_id: int, task: str, split: str) -> list[tuple[str, str]]:
         keys = []
-        task_dict = getattr(self, "task_dict", None) or {}
-        try:
-            doc = task_dict[task][split][doc_id]
-            if isinstance(doc, dict) and doc.get("id") is not None:
-                keys.append((task, str(doc["id"])))
-        except (KeyError, IndexError, TypeError):
-            pass
+        ids = self._ids(task, split)
+        if ids is not None and 0 <= doc_id < len(ids) and ids[doc_id] is not None:
+            keys.append((task, str(ids[doc_id])))
+        else:
+            task_dict = getattr(self, "task_dict", None) or {}
+            try:
+                doc = task_dict[task][split][doc_id]
+                if isinstance(doc, dict) and doc.get("id") is not None:
+                    keys.append((task, str(doc["id"])))
+            except (KeyError, IndexError, TypeError):
+                pass
         keys.append((task, f"doc:{int(doc_id)}"))
         return keys
 
@@ -103,7 +97,30 @@ class AmbiReplay(lmms):
         if missing:
             shown = "; ".join(missing[:5]) + (f"; ... {len(missing) - 5} more" if len(missing) > 5 else "")
             raise ReplayError(f"ambi_replay: {self.path} has no saved response for {len(missing)} request(s): {shown}")
+        self._report_unmatched({(req.args[4], req.args[5]) for req in requests})
         return [a for a in answers if a is not None]
+
+    def _report_unmatched(self, task_splits: set[tuple[str, str]]) -> None:
+        """Name, on stderr, the predictions lines of the run's tasks whose id matches no record."""
+        task_dict = getattr(self, "task_dict", None) or {}
+        with_lines = {task for task, _ in self.lines}
+        ids = {}
+        for task, split in task_splits:
+            if task in with_lines:
+                try:
+                    ids[task] = _doc_ids(task_dict[task][split])
+                except (KeyError, TypeError):
+                    continue
+        found = unmatched_lines(self.lines, ids)
+        if not found:
+            return
+        shown = "; ".join(f"{self.path}:{line} task {task!r} id {key!r}" for line, task, key in found[:10])
+        more = f"; ... {len(found) - 10} more" if len(found) > 10 else ""
+        print(
+            f"ambi_replay: warning: {len(found)} predictions line(s) match no record of their task "
+            f"(stale or from another dataset?): {shown}{more}",
+            file=sys.stderr,
+        )
 
     def generate_until_multi_round(self, requests) -> list[str]:
         return self.generate_until(requests)

@@ -12,7 +12,8 @@ method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to 
 
 ``judge.errors`` repeats each task's ``judge_errors`` metric (lmms-eval already aggregates it over
 every process), so the judge used, its rounds and its error count sit together. The section is built
-so that it never breaks the save: any problem is recorded as ``"error"`` inside it.
+so that it never breaks the save: any problem is recorded as ``"error"`` inside it. A run without any
+task of ours (:func:`ambi_plugin.lmms.ownership.run_has_our_tasks`) gets no section and builds no judge.
 """
 
 from __future__ import annotations
@@ -58,13 +59,28 @@ def ambi_section(results: dict) -> dict[str, Any]:
         section["judge"] = info
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["judge"] = {"error": f"{type(exc).__name__}: {exc}"}
-    if _uses_synth(results):
-        from ambi_plugin.data.synth import DEFAULT_N
+    try:
+        from ambi_plugin.lmms.datasets import data_summary
 
-        section["synth"] = {
-            "seed": int(os.environ.get("AMBI_SYNTH_SEED", "0")),
-            "n": int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N))),
-        }
+        data = data_summary(results.get("configs") or {})
+        if data:
+            section["data"] = data
+    except Exception as exc:  # noqa: BLE001 - the results must still be written
+        section["data"] = {"error": f"{type(exc).__name__}: {exc}"}
+    if _uses_synth(results):
+        from ambi_plugin.config import data_dir
+        from ambi_plugin.data.synth import DEFAULT_N
+        from ambi_plugin.data.synth.suite import read_manifest
+
+        local = data_dir("synth")
+        manifest = read_manifest(local) if local is not None else None
+        if manifest is not None:  # AMBI_SYNTH_DIR: the suite folder says what it is
+            section["synth"] = {"seed": manifest.get("seed"), "n": manifest.get("n"), "dir": str(local)}
+        else:
+            section["synth"] = {
+                "seed": int(os.environ.get("AMBI_SYNTH_SEED", "0")),
+                "n": int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N))),
+            }
     return section
 
 
@@ -76,13 +92,17 @@ def patch_results_writer() -> None:
         return
 
     @functools.wraps(original)
-    def save_results_aggregated(self, results, *args, **kwargs):
+    def save_results_aggregated(self, *args, **kwargs):
+        results = args[0] if args else kwargs.get("results")
         if isinstance(results, dict):
             try:
-                results[SECTION] = ambi_section(results)
+                from ambi_plugin.lmms.ownership import run_has_our_tasks
+
+                if run_has_our_tasks(results):
+                    results[SECTION] = ambi_section(results)
             except Exception as exc:  # noqa: BLE001 - never break lmms-eval's save
                 log.warning("ambi-plugin: could not add the ambi_plugin section (%s: %s)", type(exc).__name__, exc)
-        return original(self, results, *args, **kwargs)
+        return original(self, *args, **kwargs)
 
     setattr(save_results_aggregated, _MARK, True)
     EvaluationTracker.save_results_aggregated = save_results_aggregated

@@ -207,7 +207,7 @@ def test_hub_layout_round_trip_and_resolution(tmp_path, monkeypatch, ambibench_f
     from ambi_plugin.lmms.datasets import resolve_jsonl, source_root
 
     hub = write_hub_layout(ambibench_fixtures_dir, tmp_path / "hub")
-    assert (hub / "README.md").read_text().startswith("---\n") and len(list((hub / "data").glob("*.parquet"))) == 18
+    assert (hub / "README.md").read_text().startswith("---\n") and len(list((hub / "data").glob("*/*.parquet"))) == 18
 
     ds = datasets.load_dataset(str(hub))["test"]  # the folder loads as the Hub repo would
     assert ds.num_rows == sum(len(v) for v in _records(ambibench_fixtures_dir).values())
@@ -232,7 +232,7 @@ def test_hub_unavailable_offline_says_what_to_do(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     with pytest.raises(DataUnavailableError, match="AMBI_AMBIBENCH_DIR"):
-        AB.materialize_from_hub("ambi-plugin/no-such-ambibench-copy")
+        AB.materialize_from_hub("nobody-here/no-such-ambibench-copy")
 
 
 # ----------------------------------------------------------------------------- real data

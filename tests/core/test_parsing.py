@@ -383,6 +383,7 @@ DISPATCH = {
     "layers": ("desert; skull", {}, [["desert"], ["skull"]]),
     "boxes": ("[(1, 2, 3, 4)]", {}, [(1.0, 2.0, 3.0, 4.0)]),
     "free": ("anything", {}, "anything"),
+    "color": ("It looks greenish-yellow to me.", {}, None),  # value: the ColorTerm answer_color finds (below)
 }
 
 
@@ -393,6 +394,11 @@ def test_dispatch_covers_every_answer_format():
 @pytest.mark.parametrize("fmt", ANSWER_FORMATS)
 def test_parse_answer_dispatch(fmt):
     text, kw, value = DISPATCH[fmt]
+    if fmt == "color":
+        from ambi_plugin.core.colors import answer_color
+
+        value = answer_color(text)
+        assert value is not None
     assert parse_answer(text, fmt, **kw).value == value
     assert get_parser(fmt, **kw)(text).value == value
 

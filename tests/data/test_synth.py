@@ -57,7 +57,7 @@ def crop(img: np.ndarray, box: list[int]) -> np.ndarray:
 
 def test_public_constants():
     assert DEFAULT_N == 8
-    assert len(SYNTH_TASKS) == 16 and len(set(SYNTH_TASKS)) == 16
+    assert len(SYNTH_TASKS) == 18 and len(set(SYNTH_TASKS)) == 18
     assert all(t.startswith("ambi_synth_") for t in SYNTH_TASKS)
     assert isinstance(SYNTH_VERSION, str) and SYNTH_VERSION
 
@@ -359,7 +359,8 @@ def test_failed_build_leaves_nothing(tmp_path: Path, monkeypatch):
     def boom(ctx):
         raise RuntimeError("generator failed")
 
-    monkeypatch.setattr(suite_mod, "FAMILIES", suite_mod.FAMILIES[:1] + (("boom", boom),))
+    boom_family = suite_mod.Family("boom", ("ambi_synth_boom",), boom)
+    monkeypatch.setattr(suite_mod, "FAMILIES", suite_mod.FAMILIES[:1] + (boom_family,))
     with pytest.raises(RuntimeError, match="generator failed"):
         build_suite(tmp_path / "s", seed=0, n=1)
     assert list(tmp_path.iterdir()) == []

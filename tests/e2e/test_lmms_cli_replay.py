@@ -118,3 +118,16 @@ def test_missing_prediction_names_task_and_id(tmp_path, lmms_eval):
     log = run.stdout + run.stderr
     assert "no saved response" in log and dropped["id"] in log and task in log
     assert not list(out.rglob("*results*.json"))
+
+
+def test_prediction_matching_no_record_is_reported_with_its_line(tmp_path, lmms_eval):
+    preds = tmp_path / "stale.jsonl"
+    task = "ambi_synth_geometric_yn"
+    write_reference_predictions(preds, tasks=task, mode="gold")
+    n_lines = len(preds.read_text().splitlines())
+    with preds.open("a") as fh:
+        fh.write(json.dumps({"task": task, "id": "no_such_record", "response": "yes"}) + "\n")
+    run = lmms_eval(replay_args(preds, task), tmp_path / "out", timeout=600)
+    log = run.stdout + run.stderr
+    assert f"{preds}:{n_lines + 1} task {task!r} id 'no_such_record'" in log
+    assert task_metrics(run.results)[task]["acc"] == 1.0  # reported, not fatal: every record had its answer

@@ -143,3 +143,36 @@ def test_unreadable_image_keeps_earlier_results(tmp_path, offline_env):
     assert "id='5'" in log and "'image'" in log, log[-3000:]
     assert first.read_bytes() == before
     assert [p for p in out.rglob("*results*.json")] == [first]
+
+
+def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_eval, capsys):
+    """`ambi new-category` writes a YAML with no metric list that joins an AmbiBench group; lmms-eval runs the
+    group, the new task in it, with acc_<view> for the views its records have."""
+    from ambi_plugin.cli import main
+
+    yamls, data = tmp_path / "my_tasks", tmp_path / "records"
+    args = ["new-category", "--benchmark", "ambibench", "--category", "ducks", "--task-type", "open",
+            "--prompt", "What two animals can you see? Answer 'Object1, Object2'.", "--views", "near,far",
+            "--group", "ambibench_hybrid", "--yaml-dir", str(yamls), "--data-dir", str(data)]  # fmt: skip
+    assert main(args) == 0
+    text = (yamls / "ambibench_ducks_open.yaml").read_text()
+    assert "metric_list" not in text and "join_groups" in text
+    answers = []
+    with (data / "ducks.jsonl").open("w") as fh:
+        for i in range(4):
+            Image.new("RGB", (32, 32), (i * 40, 0, 0)).save(data / "images" / f"{i}.png")
+            fh.write(json.dumps(_record(i, f"images/{i}.png")) + "\n")
+            resp = ["Ducks, rabbit", "duck, rabbit", "duck, fox", "hat, shoe"][i]
+            answers.append({"task": "ambibench_ducks_open", "id": str(i), "response": resp})
+    from ambi_plugin.replayfile import write_reference_predictions
+
+    preds = tmp_path / "answers.jsonl"
+    write_reference_predictions(preds, tasks="ambibench_hybrid_open", mode="gold")  # the group's own task
+    preds.write_text(preds.read_text() + "".join(json.dumps(a) + "\n" for a in answers))
+    args = replay_args(preds, "ambibench_hybrid", "--include_path", str(yamls))
+    results = lmms_eval(args, tmp_path / "out", env={"AMBI_DATA_DIR": str(data)}, timeout=900).results
+    got = task_metrics(results)["ambibench_ducks_open"]
+    assert got["acc"] == pytest.approx(0.5)
+    assert got["acc_near"] == pytest.approx(0.75) and got["acc_far"] == pytest.approx(0.5)
+    assert task_metrics(results)["ambibench_hybrid_open"]["acc"] == 1.0  # the group's own task ran too
+    assert "ambibench_ducks_open" in results["group_subtasks"]["ambibench_hybrid"]

@@ -52,7 +52,7 @@ def test_no_name_collides_with_a_builtin():
 
 def test_entry_point_returns_models_and_never_raises(monkeypatch):
     manifests = discovery.lmms_eval_entry_point()
-    assert [m.model_id for m in manifests] == ["ambi_replay"]
+    assert [m.model_id for m in manifests] == ["ambi_replay", "ambi_intervene"]
 
     def boom():
         raise RuntimeError("simulated failure")
@@ -60,7 +60,7 @@ def test_entry_point_returns_models_and_never_raises(monkeypatch):
     monkeypatch.setattr(discovery, "_patch_task_manager", boom)
     monkeypatch.setattr(discovery, "_patch_download", boom)
     assert discovery.install_hooks() is False
-    assert [m.model_id for m in discovery.lmms_eval_entry_point()] == ["ambi_replay"]
+    assert [m.model_id for m in discovery.lmms_eval_entry_point()] == ["ambi_replay", "ambi_intervene"]
 
 
 def test_malformed_yaml_of_ours_is_named_and_does_not_break_lmms_eval(tmp_path, monkeypatch, capsys):

@@ -1,6 +1,6 @@
 """The embedded synthetic suite: procedurally generated perception items with exact ground truth.
 
-Sixteen tasks (RCID-style contrast and stripe illusions, pyllusion geometric illusions, hybrid,
+Eighteen tasks (RCID-style contrast, stripe and filter illusions, pyllusion geometric illusions, hybrid,
 multi-view, camouflage, Navon, localization, region and multi-label choice items) are generated
 deterministically from a seed, offline, in seconds. See ``docs/synth.md``.
 

@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from .common import BuildContext, base_record, cycle_plan
+from .common import BuildContext, base_record
 from .glyphs import letter_label, navon_mask, pick_navon_pair, text_mask
 from .imaging import blank, gaussian_blur, paint, to_uint8
 from .shapes import CONFUSABLE, SHAPES, shape_label, shape_mask
@@ -56,9 +57,8 @@ def _tint(gray: np.ndarray, dark: np.ndarray, light: np.ndarray) -> np.ndarray:
     return to_uint8(dark[None, None, :] * (1.0 - g) + light[None, None, :] * g)
 
 
-def generate_hybrid(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_hybrid(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_hybrid_open"
-    records = []
     for i in range(ctx.n):
         rng = ctx.rng("hybrid", i)
         near, far = _hybrid_pair(rng)
@@ -68,25 +68,30 @@ def generate_hybrid(ctx: BuildContext) -> dict[str, list[dict]]:
         dark = rng.uniform(0, 60, size=3)
         light = rng.uniform(200, 255, size=3)
         image = ctx.save_image(_tint(gray, dark, light), "hybrid", i)
-        records.append(
-            base_record(
-                task,
-                i,
-                category="hybrid",
-                task_type="open",
-                answer_format="comma_list",
-                image=image,
-                views=[{"name": "near", "labels": [shape_label(near)]}, {"name": "far", "labels": [shape_label(far)]}],
-                views_positional=True,
-                breakdown={"near": near, "far": far},
-                hybrid_near=near,
-                hybrid_far=far,
-                hybrid_sigma_low=sigma_low,
-                hybrid_sigma_high=sigma_high,
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="hybrid",
+                    task_type="open",
+                    answer_format="comma_list",
+                    image=image,
+                    views=[
+                        {"name": "near", "labels": [shape_label(near)]},
+                        {"name": "far", "labels": [shape_label(far)]},
+                    ],
+                    views_positional=True,
+                    breakdown={"near": near, "far": far},
+                    hybrid_near=near,
+                    hybrid_far=far,
+                    hybrid_sigma_low=sigma_low,
+                    hybrid_sigma_high=sigma_high,
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -146,11 +151,10 @@ def glyph_mask(glyph: MultiViewGlyph, size: int) -> np.ndarray:
     return shape_mask(glyph.draw, int(size * 0.8), rotate90=glyph.quarter_turns)
 
 
-def generate_multiview(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_multiview(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_multiview_open"
-    keys = cycle_plan(ctx.plan("multiview"), [g.key for g in MULTIVIEW_GLYPHS], ctx.n)
+    keys = ctx.cycled("multiview", [g.key for g in MULTIVIEW_GLYPHS])
     by_key = {g.key: g for g in MULTIVIEW_GLYPHS}
-    records = []
     for i, key in enumerate(keys):
         glyph = by_key[key]
         rng = ctx.rng("multiview", i)
@@ -163,25 +167,27 @@ def generate_multiview(ctx: BuildContext) -> dict[str, list[dict]]:
         y, x = int(np.clip(y, 0, 256 - mask.shape[0])), int(np.clip(x, 0, 256 - mask.shape[1]))
         paint(canvas, mask, x, y, [int(v) for v in rng.integers(0, 90, size=3)])
         image = ctx.save_image(canvas, "multiview", i)
-        records.append(
-            base_record(
-                task,
-                i,
-                category="multiview",
-                task_type="open",
-                answer_format="comma_list",
-                image=image,
-                views=[
-                    {"name": "upright", "labels": [glyph.upright]},
-                    {"name": "rotated", "labels": [glyph.rotated]},
-                ],
-                views_positional=True,
-                prompt_vars={"rotation": glyph.rotation, "rotation_text": ROTATION_TEXT[glyph.rotation]},
-                breakdown={"rotation": glyph.rotation, "glyph": glyph.key},
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="multiview",
+                    task_type="open",
+                    answer_format="comma_list",
+                    image=image,
+                    views=[
+                        {"name": "upright", "labels": [glyph.upright]},
+                        {"name": "rotated", "labels": [glyph.rotated]},
+                    ],
+                    views_positional=True,
+                    prompt_vars={"rotation": glyph.rotation, "rotation_text": ROTATION_TEXT[glyph.rotation]},
+                    breakdown={"rotation": glyph.rotation, "glyph": glyph.key},
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -197,9 +203,8 @@ def navon_views(global_letter: str, local_letter: str) -> list[dict]:
     ]
 
 
-def generate_navon(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_navon(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_navon_open"
-    records = []
     for i in range(ctx.n):
         rng = ctx.rng("navon", i)
         g, loc = pick_navon_pair(rng)
@@ -210,20 +215,22 @@ def generate_navon(ctx: BuildContext) -> dict[str, list[dict]]:
         y, x = int(np.clip(y, 0, 288 - mask.shape[0])), int(np.clip(x, 0, 288 - mask.shape[1]))
         paint(canvas, mask, x, y, [int(v) for v in rng.integers(0, 110, size=3)])
         image = ctx.save_image(canvas, "navon", i)
-        records.append(
-            base_record(
-                task,
-                i,
-                category="multiscene",
-                task_type="open",
-                answer_format="layers",
-                image=image,
-                views=navon_views(g, loc),
-                views_positional=True,
-                breakdown={"global": g, "local": loc},
-                navon_global=g,
-                navon_local=loc,
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="multiscene",
+                    task_type="open",
+                    answer_format="layers",
+                    image=image,
+                    views=navon_views(g, loc),
+                    views_positional=True,
+                    breakdown={"global": g, "local": loc},
+                    navon_global=g,
+                    navon_local=loc,
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}

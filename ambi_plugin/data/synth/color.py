@@ -14,13 +14,13 @@ one); controls have clearly different target colors arranged so that perception 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .common import BuildContext, base_record, cycle_plan, rgb_list
+from .common import BuildContext, base_record, rgb_list
 
 CONTRAST_TASKS = ("ambi_synth_contrast_pixel", "ambi_synth_contrast_human")
 STRIPE_TASKS = ("ambi_synth_stripe_pixel", "ambi_synth_stripe_human")
@@ -62,14 +62,35 @@ def _near_color(rng: np.random.Generator, base: Sequence[int], spread: int, lo: 
     return r, g, b
 
 
+def _farthest_corner(base: Sequence[int], lo: int, hi: int) -> tuple[int, int, int]:
+    """The corner of the channel cube [lo, hi]^3 farthest from ``base`` (each channel at its farther end)."""
+    r, g, b = (lo if abs(int(c) - lo) >= abs(hi - int(c)) else hi for c in base)
+    return r, g, b
+
+
 def _far_color(
     rng: np.random.Generator, base: Sequence[int], lo: int, hi: int, min_dist: float
 ) -> tuple[int, int, int]:
-    for _ in range(1000):
-        cand = _random_color(rng, lo, hi)
-        if rgb_distance(cand, base) >= min_dist:
-            return cand
-    raise RuntimeError("could not draw a far color; widen the channel range")
+    """A color of [lo, hi]^3 at least ``min_dist`` from ``base``, or as far as the cube allows. Never fails.
+
+    Rejection sampling first (uniform over the far part of the cube); when the far part is empty (``base``
+    near the middle of a small cube) or sampling misses, the first point on the segment from the last
+    candidate to the farthest corner that is far enough (the corner itself at worst).
+    """
+    corner = _farthest_corner(base, lo, hi)
+    reach = rgb_distance(corner, base)
+    need = min(min_dist, reach)
+    cand = corner
+    if reach >= min_dist:  # feasible: the draws (and so the images) of every build that worked before
+        for _ in range(1000):
+            cand = _random_color(rng, lo, hi)
+            if rgb_distance(cand, base) >= need:
+                return cand
+    for t in np.linspace(0.0, 1.0, 21):
+        r, g, b = (int(round(c + t * (k - c))) for c, k in zip(cand, corner))
+        if rgb_distance((r, g, b), base) >= need:
+            return r, g, b
+    return corner  # pragma: no cover - t = 1 is the corner, at distance ``reach >= need``
 
 
 def _control_mus(rng: np.random.Generator) -> tuple[float, float]:
@@ -225,11 +246,9 @@ def _perception_record(
     )
 
 
-def generate_contrast(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_contrast(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     """Records of ``ambi_synth_contrast_pixel`` and ``ambi_synth_contrast_human`` (shared images)."""
-    conditions = cycle_plan(ctx.plan("contrast"), ["illusion", "control"], ctx.n)
-    out: dict[str, list[dict]] = {t: [] for t in CONTRAST_TASKS}
-    for i, condition in enumerate(conditions):
+    for i, condition in enumerate(ctx.cycled("contrast", ["illusion", "control"])):
         item = make_contrast(ctx.rng("contrast", i), condition == "illusion")
         image = ctx.save_image(item.image, "contrast", i)
         breakdown = {
@@ -238,29 +257,31 @@ def generate_contrast(ctx: BuildContext) -> dict[str, list[dict]]:
             "condition": condition,
         }
         for task, kind in zip(CONTRAST_TASKS, ("pixel", "human"), strict=True):
-            out[task].append(
-                _perception_record(
-                    task,
-                    i,
-                    kind,
-                    image=image,
-                    question=contrast_question(item.layout),
-                    category="contrast",
-                    options=list(CONTRAST_OPTIONS),
-                    pixel=item.pixel_answer,
-                    human=item.human_answer,
-                    is_illusion=item.is_illusion,
-                    breakdown=breakdown,
-                    square_rgb_a=rgb_list(item.rgb_a),
-                    square_rgb_b=rgb_list(item.rgb_b),
-                    square_box_a=item.core_a,
-                    square_box_b=item.core_b,
-                    background_rgb_a=rgb_list(item.bg_a),
-                    background_rgb_b=rgb_list(item.bg_b),
-                )
+            yield (
+                task,
+                (
+                    _perception_record(
+                        task,
+                        i,
+                        kind,
+                        image=image,
+                        question=contrast_question(item.layout),
+                        category="contrast",
+                        options=list(CONTRAST_OPTIONS),
+                        pixel=item.pixel_answer,
+                        human=item.human_answer,
+                        is_illusion=item.is_illusion,
+                        breakdown=breakdown,
+                        square_rgb_a=rgb_list(item.rgb_a),
+                        square_rgb_b=rgb_list(item.rgb_b),
+                        square_box_a=item.core_a,
+                        square_box_b=item.core_b,
+                        background_rgb_a=rgb_list(item.bg_a),
+                        background_rgb_b=rgb_list(item.bg_b),
+                    )
+                ),
             )
         ctx.tick()
-    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -395,11 +416,9 @@ def make_stripe(rng: np.random.Generator, is_illusion: bool) -> StripeItem:
     )
 
 
-def generate_stripe(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_stripe(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     """Records of ``ambi_synth_stripe_pixel`` and ``ambi_synth_stripe_human`` (shared images)."""
-    conditions = cycle_plan(ctx.plan("stripe"), ["illusion", "control"], ctx.n)
-    out: dict[str, list[dict]] = {t: [] for t in STRIPE_TASKS}
-    for i, condition in enumerate(conditions):
+    for i, condition in enumerate(ctx.cycled("stripe", ["illusion", "control"])):
         item = make_stripe(ctx.rng("stripe", i), condition == "illusion")
         image = ctx.save_image(item.image, "stripe", i)
         breakdown = {
@@ -409,26 +428,28 @@ def generate_stripe(ctx: BuildContext) -> dict[str, list[dict]]:
             "condition": condition,
         }
         for task, kind in zip(STRIPE_TASKS, ("pixel", "human"), strict=True):
-            out[task].append(
-                _perception_record(
-                    task,
-                    i,
-                    kind,
-                    image=image,
-                    question=STRIPE_QUESTION,
-                    category="stripe",
-                    options=list(STRIPE_OPTIONS),
-                    pixel=item.pixel_answer,
-                    human=item.human_answer,
-                    is_illusion=item.is_illusion,
-                    breakdown=breakdown,
-                    stripe_rgb_left=rgb_list(item.rgb_left),
-                    stripe_rgb_right=rgb_list(item.rgb_right),
-                    stripe_box_left=item.box_left,
-                    stripe_box_right=item.box_right,
-                    black_fraction_left=item.black_left,
-                    black_fraction_right=item.black_right,
-                )
+            yield (
+                task,
+                (
+                    _perception_record(
+                        task,
+                        i,
+                        kind,
+                        image=image,
+                        question=STRIPE_QUESTION,
+                        category="stripe",
+                        options=list(STRIPE_OPTIONS),
+                        pixel=item.pixel_answer,
+                        human=item.human_answer,
+                        is_illusion=item.is_illusion,
+                        breakdown=breakdown,
+                        stripe_rgb_left=rgb_list(item.rgb_left),
+                        stripe_rgb_right=rgb_list(item.rgb_right),
+                        stripe_box_left=item.box_left,
+                        stripe_box_right=item.box_right,
+                        black_fraction_left=item.black_left,
+                        black_fraction_right=item.black_right,
+                    )
+                ),
             )
         ctx.tick()
-    return out

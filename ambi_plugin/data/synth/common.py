@@ -8,7 +8,7 @@ across processes and machines.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-SYNTH_VERSION = "2"
+SYNTH_VERSION = "3"
 BENCHMARK = "ambi_synth"
 SOURCE = f"ambi_synth v{SYNTH_VERSION}"
 TASK_PREFIX = "ambi_synth_"
@@ -36,9 +36,23 @@ def item_rng(seed: int, family: str, index: int | str) -> np.random.Generator:
     return np.random.default_rng(stable_seed(seed, family, index))
 
 
-def plan_rng(seed: int, family: str) -> np.random.Generator:
-    """The generator of a family's suite-level plan (answer balancing, category cycling)."""
-    return np.random.default_rng(stable_seed(seed, family, "plan"))
+# A family's suite-level plan (answer balancing, category cycling) is made in blocks of this many items, so
+# memory does not grow with n. Suites of n <= PLAN_BLOCK are one block, drawn exactly as before blocks existed.
+PLAN_BLOCK = 4096
+
+PlanBlock = Callable[[np.random.Generator, int, int], Sequence[Any]]
+
+
+def plan_rng(seed: int, family: str, block: int = 0) -> np.random.Generator:
+    """The generator of block ``block`` of a family's suite-level plan (answer balancing, category cycling)."""
+    keys: tuple[object, ...] = (seed, family, "plan") if block == 0 else (seed, family, "plan", block)
+    return np.random.default_rng(stable_seed(*keys))
+
+
+def planned(seed: int, family: str, n: int, make_block: PlanBlock) -> Iterator[Any]:
+    """The plan of ``n`` items, block by block: ``make_block(rng, start, size)`` plans items ``start..start+size-1``."""
+    for start in range(0, n, PLAN_BLOCK):
+        yield from make_block(plan_rng(seed, family, start // PLAN_BLOCK), start, min(PLAN_BLOCK, n - start))
 
 
 @dataclass
@@ -63,8 +77,13 @@ class BuildContext:
     def rng(self, family: str, index: int | str) -> np.random.Generator:
         return item_rng(self.seed, family, index)
 
-    def plan(self, family: str) -> np.random.Generator:
-        return plan_rng(self.seed, family)
+    def plan(self, family: str, make_block: PlanBlock) -> Iterator[Any]:
+        """The family's plan of ``n`` items, made in blocks of :data:`PLAN_BLOCK` (see :func:`planned`)."""
+        return planned(self.seed, family, self.n, make_block)
+
+    def cycled(self, family: str, values: Sequence[str]) -> Iterator[str]:
+        """``n`` values cycling through ``values`` (see :func:`cycle_plan`), block by block."""
+        return self.plan(family, lambda rng, start, size: cycle_plan(rng, values, size, start=start))
 
 
 def record_id(task: str, index: int) -> str:
@@ -102,9 +121,12 @@ def base_record(
     return rec
 
 
-def balanced_bools(rng: np.random.Generator, n: int) -> list[bool]:
-    """``n`` booleans, half True (the extra one True when ``n`` is odd), in a seeded random order."""
-    values = [i % 2 == 0 for i in range(n)]
+def balanced_bools(rng: np.random.Generator, n: int, start: int = 0) -> list[bool]:
+    """``n`` booleans, half True (the extra one True when ``n`` is odd), in a seeded random order.
+
+    ``start`` is the index of the first item in the whole plan (a block of it): blocks of even size keep the balance.
+    """
+    values = [(start + i) % 2 == 0 for i in range(n)]
     order = rng.permutation(n)
     return [values[int(j)] for j in order]
 
@@ -115,9 +137,12 @@ def shuffle_options(rng: np.random.Generator, options: Sequence[str], correct: i
     return [options[j] for j in order], order.index(correct)
 
 
-def cycle_plan(rng: np.random.Generator, values: Sequence[str], n: int) -> list[str]:
-    """``n`` values that cycle through ``values`` as evenly as possible, in a seeded random order."""
-    base = [values[i % len(values)] for i in range(n)]
+def cycle_plan(rng: np.random.Generator, values: Sequence[str], n: int, start: int = 0) -> list[str]:
+    """``n`` values that cycle through ``values`` as evenly as possible, in a seeded random order.
+
+    ``start`` is the index of the first item in the whole plan: the cycle continues across blocks.
+    """
+    base = [values[(start + i) % len(values)] for i in range(n)]
     order = rng.permutation(n)
     return [base[int(j)] for j in order]
 

@@ -199,15 +199,16 @@ def strength_for(illusion: str, difference: float, favoured: str, magnitude: flo
     raise AssertionError(f"no strength sign favours {favoured} for {illusion}")  # pragma: no cover
 
 
-def plan_stimuli(rng: np.random.Generator, n: int) -> list[tuple[str, str, str]]:
+def plan_stimuli(rng: np.random.Generator, n: int, start: int = 0) -> list[tuple[str, str, str]]:
     """(illusion, image category, difficulty) of each of ``n`` stimuli, cycled evenly.
 
     Difficulties cycle in a fixed order so that every one appears as soon as ``n >= 3``: the
-    breakdown metrics (``acc_easy`` ...) of the synthetic tasks then always have items.
+    breakdown metrics (``acc_easy`` ...) of the synthetic tasks then always have items. ``start`` is the
+    index of the first stimulus in the whole plan (a block of it): the cycles continue across blocks.
     """
-    illusions = cycle_plan(rng, ILLUSION_KEYS, n)
-    categories = cycle_plan(rng, ("classic", "trap", "classic", "no_illusion", "trap"), n)
-    difficulties = [("easy", "neutral", "hard")[i % 3] for i in range(n)]
+    illusions = cycle_plan(rng, ILLUSION_KEYS, n, start=start)
+    categories = cycle_plan(rng, ("classic", "trap", "classic", "no_illusion", "trap"), n, start=start)
+    difficulties = [("easy", "neutral", "hard")[(start + i) % 3] for i in range(n)]
     return list(zip(illusions, categories, difficulties, strict=True))
 
 

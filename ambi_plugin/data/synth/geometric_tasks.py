@@ -6,6 +6,7 @@ parameters, never from how it looks.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -252,19 +253,17 @@ def _description_record(i: int, stim: GeoStimulus, image: str) -> dict:
     )
 
 
-def generate_geometric(ctx: BuildContext) -> dict[str, list[dict[str, Any]]]:
+def generate_geometric(ctx: BuildContext) -> Iterator[tuple[str, dict[str, Any]]]:
     """Records of the five geometric tasks over one shared pool of ``ctx.n`` pyllusion images."""
-    plan = plan_stimuli(ctx.plan("geometric"), ctx.n)
-    tf_want = balanced_bools(ctx.plan("geometric_tf"), ctx.n)
-    yn_want = balanced_bools(ctx.plan("geometric_yn"), ctx.n)
-    out: dict[str, list[dict[str, Any]]] = {t: [] for t in GEOMETRIC_TASKS}
-    for i, (illusion, category, difficulty) in enumerate(plan):
+    plan = ctx.plan("geometric", lambda rng, start, size: plan_stimuli(rng, size, start=start))
+    tf_want = ctx.plan("geometric_tf", lambda rng, start, size: balanced_bools(rng, size, start=start))
+    yn_want = ctx.plan("geometric_yn", lambda rng, start, size: balanced_bools(rng, size, start=start))
+    for i, ((illusion, category, difficulty), tf, yn) in enumerate(zip(plan, tf_want, yn_want, strict=True)):
         stim = draw_stimulus(ctx.rng("geometric", i), illusion, category, difficulty)
         image = ctx.save_image(render_stimulus(stim), "geometric", i)
-        out["ambi_synth_geometric_tf"].append(_binary_record(ctx, i, stim, image, tf_want[i], kind="true_false"))
-        out["ambi_synth_geometric_mc"].append(_mc_record(ctx, i, stim, image))
-        out["ambi_synth_geometric_yn"].append(_binary_record(ctx, i, stim, image, yn_want[i], kind="yes_no"))
-        out["ambi_synth_geometric_letter"].append(_letter_record(ctx, i, stim, image))
-        out["ambi_synth_description"].append(_description_record(i, stim, image))
+        yield "ambi_synth_geometric_tf", _binary_record(ctx, i, stim, image, tf, kind="true_false")
+        yield "ambi_synth_geometric_mc", _mc_record(ctx, i, stim, image)
+        yield "ambi_synth_geometric_yn", _binary_record(ctx, i, stim, image, yn, kind="yes_no")
+        yield "ambi_synth_geometric_letter", _letter_record(ctx, i, stim, image)
+        yield "ambi_synth_description", _description_record(i, stim, image)
         ctx.tick()
-    return out

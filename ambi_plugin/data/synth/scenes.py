@@ -8,13 +8,13 @@ boxes of the drawn pixels. Boxes and the region are inclusive pixel coordinates 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from .ambiguous import navon_views
-from .common import GREEN_RGB, GREEN_WIDTH, BuildContext, base_record, cycle_plan, rgb_list
+from .common import GREEN_RGB, GREEN_WIDTH, BuildContext, base_record, rgb_list
 from .glyphs import navon_mask, pick_navon_pair
 from .imaging import blank, dilate, mask_bbox, paint, to_uint8, two_tone_texture
 from .shapes import SHAPES, shape_label, shape_mask
@@ -61,7 +61,26 @@ def _place(
                 break
         if len(placed) == len(sizes):
             return [(x, y) for x, y, _, _ in placed]
-    raise RuntimeError(f"could not place {len(sizes)} shapes without overlap on a {width}x{height} canvas")
+    return _shelf_place(sizes, width, height, gap=gap)
+
+
+def _shelf_place(sizes: Sequence[tuple[int, int]], width: int, height: int, *, gap: int) -> list[tuple[int, int]]:
+    """Deterministic fallback of :func:`_place`: rows of boxes, tallest first, ``gap`` pixels apart.
+
+    Random placement can miss on a crowded canvas; rows fit every size range this module draws
+    (checked for the largest sizes by the tests), so a build never fails here.
+    """
+    corners: dict[int, tuple[int, int]] = {}
+    x, y, row_h = gap, gap, 0
+    for j in sorted(range(len(sizes)), key=lambda k: -sizes[k][1]):
+        w, h = sizes[j]
+        if x + w + gap > width:  # next row
+            x, y, row_h = gap, y + row_h + gap, 0
+        if x + w + gap > width or y + h + gap > height:
+            raise RuntimeError(f"cannot fit shapes of sizes {list(sizes)} on a {width}x{height} canvas (gap {gap})")
+        corners[j] = (x, y)
+        x, row_h = x + w + gap, max(row_h, h)
+    return [corners[j] for j in range(len(sizes))]
 
 
 def _distinct_sizes(rng: np.random.Generator, k: int, lo: int, hi: int, step: int) -> list[int]:
@@ -76,9 +95,8 @@ def _distinct_sizes(rng: np.random.Generator, k: int, lo: int, hi: int, step: in
 LOC_W, LOC_H = 448, 336
 
 
-def generate_localization(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_localization(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_localization"
-    records = []
     for i in range(ctx.n):
         rng = ctx.rng("localization", i)
         target = SHAPES[int(rng.integers(0, len(SHAPES)))]
@@ -102,23 +120,25 @@ def generate_localization(ctx: BuildContext) -> dict[str, list[dict]]:
         for b in boxes:
             b["group"] = group
         image = ctx.save_image(canvas, "localization", i)
-        records.append(
-            base_record(
-                task,
-                i,
-                category="multiscene",
-                task_type="localization",
-                answer_format="boxes",
-                image=image,
-                prompt_vars={"object": target, "width": str(LOC_W), "height": str(LOC_H)},
-                boxes=boxes,
-                breakdown={"group": group, "n_instances": str(k), "object": target},
-                instance_rgb=target_colors,
-                distractors=distractors,
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="multiscene",
+                    task_type="localization",
+                    answer_format="boxes",
+                    image=image,
+                    prompt_vars={"object": target, "width": str(LOC_W), "height": str(LOC_H)},
+                    boxes=boxes,
+                    breakdown={"group": group, "n_instances": str(k), "object": target},
+                    instance_rgb=target_colors,
+                    distractors=distractors,
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -129,9 +149,8 @@ REGION_W, REGION_H = 480, 300
 REGION_PAD = 8
 
 
-def generate_region(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_region(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_region"
-    records = []
     for i in range(ctx.n):
         rng = ctx.rng("region", i)
         count = int(rng.integers(2, 4))
@@ -153,24 +172,26 @@ def generate_region(ctx: BuildContext) -> dict[str, list[dict]]:
         img = Image.fromarray(canvas, "RGB")
         ImageDraw.Draw(img).rectangle(region, outline=GREEN_RGB, width=GREEN_WIDTH)
         image = ctx.save_image(img, "region", i)
-        records.append(
-            base_record(
-                task,
-                i,
-                category="multiscene",
-                task_type="region",
-                answer_format="layers",
-                image=image,
-                views=navon_views(g, loc),
-                views_positional=True,
-                region=region,
-                breakdown={"n_figures": str(count), "position": str(chosen)},
-                navon_global=g,
-                navon_local=loc,
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="multiscene",
+                    task_type="region",
+                    answer_format="layers",
+                    image=image,
+                    views=navon_views(g, loc),
+                    views_positional=True,
+                    region=region,
+                    breakdown={"n_figures": str(count), "position": str(chosen)},
+                    navon_global=g,
+                    navon_local=loc,
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -193,10 +214,9 @@ def multichoice_plan(rng: np.random.Generator, n: int) -> list[int]:
     return [counts[int(j)] for j in order]
 
 
-def generate_multichoice(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_multichoice(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_multichoice"
-    plan = multichoice_plan(ctx.plan("multichoice"), ctx.n)
-    records = []
+    plan = ctx.plan("multichoice", lambda rng, start, size: multichoice_plan(rng, size))
     for i, n_present in enumerate(plan):
         rng = ctx.rng("multichoice", i)
         picked = [SHAPES[int(j)] for j in rng.choice(len(SHAPES), size=5, replace=False)]
@@ -214,24 +234,26 @@ def generate_multichoice(ctx: BuildContext) -> dict[str, list[dict]]:
             paint(canvas, mask, x, y, color)
         image = ctx.save_image(canvas, "multichoice", i)
         answer = present_idx if present_idx else [NONE_INDEX]
-        records.append(
-            base_record(
-                task,
-                i,
-                category="bistable",
-                task_type="multi_choice",
-                answer_format="letter_set",
-                image=image,
-                options=options + ["None"],
-                option_style="letter",
-                answer_indices=answer,
-                none_index=NONE_INDEX,
-                breakdown={"n_correct": str(n_present)},
-                shapes_drawn=drawn,
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="bistable",
+                    task_type="multi_choice",
+                    answer_format="letter_set",
+                    image=image,
+                    options=options + ["None"],
+                    option_style="letter",
+                    answer_indices=answer,
+                    none_index=NONE_INDEX,
+                    breakdown={"n_correct": str(n_present)},
+                    shapes_drawn=drawn,
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -263,26 +285,27 @@ def _object_image(rng: np.random.Generator, name: str, camo: bool) -> np.ndarray
     return to_uint8(ground)
 
 
-def generate_object(ctx: BuildContext) -> dict[str, list[dict]]:
+def generate_object(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_object_open"
-    records = []
-    variants = cycle_plan(ctx.plan("object"), ("camo", "noncamo"), ctx.n)
+    variants = ctx.cycled("object", ("camo", "noncamo"))
     for i, variant in enumerate(variants):
         rng = ctx.rng("object", i)
         name = SHAPES[int(rng.integers(0, len(SHAPES)))]
         image = ctx.save_image(_object_image(rng, name, variant == "camo"), "object", i)
-        records.append(
-            base_record(
-                task,
-                i,
-                category="object",
-                task_type="open",
-                answer_format="object",
-                image=image,
-                views=[{"name": "object", "labels": [shape_label(name)]}],
-                prompt_vars={"variant": variant},
-                breakdown={"variant": variant, "object": name},
-            )
+        yield (
+            task,
+            (
+                base_record(
+                    task,
+                    i,
+                    category="object",
+                    task_type="open",
+                    answer_format="object",
+                    image=image,
+                    views=[{"name": "object", "labels": [shape_label(name)]}],
+                    prompt_vars={"variant": variant},
+                    breakdown={"variant": variant, "object": name},
+                )
+            ),
         )
         ctx.tick()
-    return {task: records}

@@ -16,53 +16,55 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from ...core.schema import validate_record, write_records
+from ...core.schema import validate_record
 from ...paths import cache_dir
 from .ambiguous import generate_hybrid, generate_multiview, generate_navon
-from .color import generate_contrast, generate_stripe
+from .color import CONTRAST_TASKS, STRIPE_TASKS, generate_contrast, generate_stripe
 from .common import GREEN_RGB, GREEN_WIDTH, SYNTH_VERSION, BuildContext
-from .geometric_tasks import generate_geometric
+from .filter import FILTER_TASKS, generate_filter
+from .geometric_tasks import GEOMETRIC_TASKS, generate_geometric
 from .scenes import generate_localization, generate_multichoice, generate_object, generate_region
 
 DEFAULT_N = 8
 
-SYNTH_TASKS: tuple[str, ...] = (
-    "ambi_synth_contrast_pixel",
-    "ambi_synth_contrast_human",
-    "ambi_synth_stripe_pixel",
-    "ambi_synth_stripe_human",
-    "ambi_synth_geometric_tf",
-    "ambi_synth_geometric_mc",
-    "ambi_synth_geometric_yn",
-    "ambi_synth_geometric_letter",
-    "ambi_synth_hybrid_open",
-    "ambi_synth_multiview_open",
-    "ambi_synth_object_open",
-    "ambi_synth_navon_open",
-    "ambi_synth_localization",
-    "ambi_synth_region",
-    "ambi_synth_multichoice",
-    "ambi_synth_description",
+Generator = Callable[[BuildContext], Iterator[tuple[str, dict]]]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of items: its name (the images' file stem), the tasks it feeds, and its generator.
+
+    The generator yields ``(task, record)`` pairs, item by item, after writing each item's images
+    (``ctx.save_image``), and calls ``ctx.tick()`` once per item; nothing is held across items.
+    """
+
+    name: str
+    tasks: tuple[str, ...]
+    generate: Generator
+
+
+# The registry: adding a family of items is one entry here (its tasks then join SYNTH_TASKS).
+FAMILIES: tuple[Family, ...] = (
+    Family("contrast", CONTRAST_TASKS, generate_contrast),
+    Family("stripe", STRIPE_TASKS, generate_stripe),
+    Family("filter", FILTER_TASKS, generate_filter),
+    Family("geometric", GEOMETRIC_TASKS, generate_geometric),
+    Family("hybrid", ("ambi_synth_hybrid_open",), generate_hybrid),
+    Family("multiview", ("ambi_synth_multiview_open",), generate_multiview),
+    Family("object", ("ambi_synth_object_open",), generate_object),
+    Family("navon", ("ambi_synth_navon_open",), generate_navon),
+    Family("localization", ("ambi_synth_localization",), generate_localization),
+    Family("region", ("ambi_synth_region",), generate_region),
+    Family("multichoice", ("ambi_synth_multichoice",), generate_multichoice),
 )
 
-Generator = Callable[[BuildContext], dict[str, list[dict]]]
-
-# Each family draws its own images and returns the records of one or more tasks.
-FAMILIES: tuple[tuple[str, Generator], ...] = (
-    ("contrast", generate_contrast),
-    ("stripe", generate_stripe),
-    ("geometric", generate_geometric),
-    ("hybrid", generate_hybrid),
-    ("multiview", generate_multiview),
-    ("object", generate_object),
-    ("navon", generate_navon),
-    ("localization", generate_localization),
-    ("region", generate_region),
-    ("multichoice", generate_multichoice),
-)
+SYNTH_TASKS: tuple[str, ...] = tuple(task for family in FAMILIES for task in family.tasks)
 
 MANIFEST = "manifest.json"
 CREATED_BY = "ambi-plugin synth"
@@ -80,33 +82,53 @@ def _progress_bar(total: int, enabled: bool):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="ambi synth suite", unit="img")
+    return tqdm(total=total, desc="ambi synth suite", unit="item")
 
 
-def _generate_all(ctx: BuildContext) -> dict[str, list[dict]]:
-    records: dict[str, list[dict]] = {}
-    for family, generate in FAMILIES:
-        for task, recs in generate(ctx).items():
-            if task in records:
-                raise RuntimeError(f"family {family!r} produced task {task!r} twice")
-            records[task] = recs
-    missing = [t for t in SYNTH_TASKS if t not in records]
-    extra = [t for t in records if t not in SYNTH_TASKS]
-    if missing or extra:
-        raise RuntimeError(f"synthetic generators out of sync with SYNTH_TASKS: missing {missing}, unexpected {extra}")
-    return records
+def _check_registry(families: tuple[Family, ...]) -> None:
+    seen: dict[str, str] = {}
+    for family in families:
+        for task in family.tasks:
+            if task in seen:
+                raise RuntimeError(f"task {task!r} is fed by two families: {seen[task]!r} and {family.name!r}")
+            seen[task] = family.name
 
 
-def _write_suite(folder: Path, records: dict[str, list[dict]], seed: int, n: int) -> None:
-    counts: dict[str, int] = {}
-    for task in SYNTH_TASKS:
-        path = folder / f"{task}.jsonl"
-        for line, rec in enumerate(records[task], start=1):
-            validate_record(rec, source=str(path), line=line)
-            for img in [rec["image"]] if isinstance(rec.get("image"), str) else rec.get("image", []):
-                if not (folder / img).is_file():
-                    raise RuntimeError(f"{path}:{line}: image {img!r} was not written")
-        counts[task] = write_records(path, records[task])
+def _write_family(ctx: BuildContext, family: Family, files: dict[str, IO[str]], counts: dict[str, int]) -> None:
+    """Stream one family's records to their task files, each checked as it is written."""
+    for task, rec in family.generate(ctx):
+        if task not in family.tasks:
+            raise RuntimeError(f"family {family.name!r} produced a record for {task!r}, not one of {family.tasks}")
+        path = ctx.out_dir / f"{task}.jsonl"
+        line = counts[task] + 1
+        validate_record(rec, source=str(path), line=line)
+        for img in [rec["image"]] if isinstance(rec.get("image"), str) else rec.get("image", []):
+            if not (ctx.out_dir / img).is_file():
+                raise RuntimeError(f"{path}:{line}: image {img!r} was not written")
+        files[task].write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+        counts[task] = line
+    short = [t for t in family.tasks if counts[t] != ctx.n]
+    if short:
+        raise RuntimeError(
+            f"family {family.name!r} wrote {[counts[t] for t in short]} records for {short}, not {ctx.n}"
+        )
+
+
+def _generate_into(ctx: BuildContext) -> dict[str, int]:
+    """Generate every family into ``ctx.out_dir`` (records streamed to disk); return the count per task."""
+    families = FAMILIES
+    _check_registry(families)
+    counts = {task: 0 for family in families for task in family.tasks}
+    for family in families:
+        with ExitStack() as stack:
+            files = {
+                t: stack.enter_context((ctx.out_dir / f"{t}.jsonl").open("w", encoding="utf-8")) for t in family.tasks
+            }
+            _write_family(ctx, family, files, counts)
+    return counts
+
+
+def _write_manifest(folder: Path, counts: dict[str, int], seed: int, n: int) -> None:
     manifest = {
         "version": SYNTH_VERSION,
         "seed": seed,
@@ -132,7 +154,8 @@ def _swap_into_place(tmp: Path, out_dir: Path) -> None:
 def build_suite(out_dir: str | Path, *, seed: int = 0, n: int = DEFAULT_N, progress: bool = False) -> Path:
     """Generate the synthetic suite into ``out_dir`` (replacing what is there); return its path.
 
-    Same ``seed`` and ``n`` give byte-identical JSONL files and pixel-identical images.
+    Same ``seed`` and ``n`` give byte-identical JSONL files and pixel-identical images. Records and images
+    are written as they are generated, so peak memory does not grow with ``n``; ``progress`` shows a tqdm bar.
     """
     _check_args(seed, n)
     out_dir = Path(out_dir).expanduser().resolve()
@@ -143,8 +166,8 @@ def build_suite(out_dir: str | Path, *, seed: int = 0, n: int = DEFAULT_N, progr
     try:
         ctx = BuildContext(tmp, seed, n, tick=bar.update if bar is not None else (lambda: None))
         (tmp / "images").mkdir()
-        records = _generate_all(ctx)
-        _write_suite(tmp, records, seed, n)
+        counts = _generate_into(ctx)
+        _write_manifest(tmp, counts, seed, n)
         _swap_into_place(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

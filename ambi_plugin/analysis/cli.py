@@ -1,0 +1,298 @@
+"""``ambi switch-heads``: from a model name to the switching-score heatmap and the intervention tables.
+
+    ambi switch-heads all --model qwen2_5_vl --model-args pretrained=Qwen/Qwen2.5-VL-7B-Instruct --out runs/qwen7b
+
+Subcommands: ``capture`` (two prompts per image, activations, switch verdicts; resumable), ``scores`` (cos and s
+maps, switch heads, sparsity, Pearson, heads file, heatmaps), ``heatmap`` (redraw one), ``fit-iti`` (ITI directions
+on held-out items), ``intervene`` (Tables 3 / 4 through lmms-eval), ``visualize`` (A.8 overlay), ``all``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+CATEGORIES = ("bistable", "multiscene")
+
+
+def _load(args: argparse.Namespace):
+    from ambi_plugin.analysis.backend import load_backend
+
+    return load_backend(args.model, args.model_args)
+
+
+def cmd_capture(args: argparse.Namespace, lm=None) -> int:
+    from ambi_plugin.analysis.collect import capture_category, load_items
+
+    lm = lm or _load(args)
+    for category in args.category or CATEGORIES:
+        records = load_items(args.records, category)
+        if args.limit:
+            records = records[: args.limit]
+        summary = capture_category(
+            lm, records, args.out, category=category, position=args.position, rule=args.switch_rule,
+            gen_kwargs={"max_new_tokens": args.max_new_tokens}, model_name=args.model,
+            source=f"{args.records} ({category}, first {len(records)} records)",
+        )  # fmt: skip
+        print(f"{category}: {summary.n_switched} of {summary.n_items} images switched -> {summary.folder}")
+    return 0
+
+
+def cmd_scores(args: argparse.Namespace) -> int:
+    from ambi_plugin.analysis.collect import load_activations
+    from ambi_plugin.analysis.interventions import HeadsSpec, write_heads_file
+    from ambi_plugin.analysis.plots import save_heatmap
+    from ambi_plugin.analysis.scores import pearson, switching_scores
+
+    out = Path(args.out)
+    maps = {}
+    for category in args.category or CATEGORIES:
+        folder = out / category
+        if not (folder / "activations.npz").is_file():
+            continue
+        acts = load_activations(folder)
+        sw = acts["switched"].astype(bool)
+        scores = switching_scores(
+            acts["pre"][sw], acts["post"][sw], category=category, meta={"n_captured": int(len(sw))}
+        )
+        paths = scores.save(out, k=args.k, threshold=args.threshold, top_fraction=args.top_fraction)
+        sparsity = scores.sparsity(threshold=args.threshold, top_fraction=args.top_fraction)
+        png = save_heatmap(scores.s, out / f"heatmap_{category}.png", title=f"{category}: s = 1 - cos ({scores.n_images} images)",
+                           highlight=[tuple(h) for h in sparsity["heads"]])  # fmt: skip
+        write_heads_file(out / f"switch_heads_{category}.json", HeadsSpec([tuple(h) for h in sparsity["heads"]],
+                         meta={"category": category, "rule": sparsity["rule"], "n_images": scores.n_images,
+                               "n_heads_total": int(scores.s.size)}))  # fmt: skip
+        maps[category] = scores
+        print(f"{category}: {scores.n_images} switched images; {sparsity['n_selected']} switch heads ({sparsity['rule']}); "
+              f"{paths['json']}, {png}")  # fmt: skip
+    if not maps:
+        raise SystemExit(
+            f"no capture under {out} (expected {out}/<category>/activations.npz): run `ambi switch-heads capture`"
+        )
+    main = "bistable" if "bistable" in maps else next(iter(maps))
+    spec_path = out / "switch_heads.json"
+    spec_path.write_text((out / f"switch_heads_{main}.json").read_text(encoding="utf-8"), encoding="utf-8")
+    if len(maps) == 2:
+        a, b = maps.values()
+        r = pearson(a.s, b.s)
+        (out / "pearson.json").write_text(json.dumps({"categories": list(maps), "pearson_s": r}, indent=1) + "\n")
+        print(f"Pearson({', '.join(maps)}) = {r:.4f}")
+    print(f"switch heads for interventions: {spec_path}")
+    return 0
+
+
+def cmd_heatmap(args: argparse.Namespace) -> int:
+    from ambi_plugin.analysis.plots import save_heatmap
+    from ambi_plugin.analysis.scores import load_scores
+
+    scores = load_scores(args.scores)
+    out = args.png or str(Path(args.scores).with_suffix(".png"))
+    heads = [tuple(h) for h in scores.sparsity(threshold=args.threshold)["heads"]]
+    print(save_heatmap(scores.s, out, title=args.title or "", highlight=heads))
+    return 0
+
+
+def cmd_fit_iti(args: argparse.Namespace) -> int:
+    from ambi_plugin.analysis.collect import load_activations
+    from ambi_plugin.analysis.interventions import fit_iti, load_heads_file, write_heads_file
+
+    acts = load_activations(args.capture)
+    spec = fit_iti(acts["pre"], acts["correct"], load_heads_file(args.heads).heads)
+    spec.meta.update({"held_out_ids": [str(i) for i in acts["ids"]], "n_held_out": int(len(acts["ids"])),
+                      "fitted_on": str(args.capture), "activation": "prompt 1 (pre)"})  # fmt: skip
+    print(write_heads_file(args.out, spec))
+    return 0
+
+
+def _runner(num_processes: int = 1):
+    """Runs lmms-eval (under ``accelerate launch`` when ``num_processes`` > 1); an identical argument list (e.g. the
+    'none' row of both tables) runs once."""
+    import subprocess
+    import sys
+
+    from ambi_plugin.lmms.cli_run import lmms_eval_argv
+    from ambi_plugin.report import find_results_json
+
+    done: dict[tuple[str, ...], dict | None] = {}
+    prefix = lmms_eval_argv()
+    if num_processes > 1:
+        prefix = [
+            sys.executable,
+            "-m",
+            "accelerate.commands.launch",
+            "--num_processes",
+            str(num_processes),
+            "-m",
+            "lmms_eval",
+        ]
+
+    def run(argv: list[str], output: Path) -> dict | None:
+        if tuple(argv) in done:
+            return done[tuple(argv)]
+        output.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run([*prefix, *argv, "--output_path", str(output)], capture_output=True, text=True)
+        (output / "lmms_eval.log").write_text(f"rc={proc.returncode}\n{proc.stdout[-20000:]}\n{proc.stderr[-20000:]}")
+        try:
+            results = json.loads(find_results_json(output).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            results = None  # lmms-eval exits 0 even when it fails: only its results JSON proves a run
+        done[tuple(argv)] = results
+        return results
+
+    return run
+
+
+def cmd_intervene(args: argparse.Namespace) -> int:
+    from ambi_plugin.analysis.interventions import load_heads_file
+    from ambi_plugin.analysis.tables import (
+        format_table,
+        intervention_table,
+        save_table,
+        table3_conditions,
+        table4_conditions,
+    )
+
+    common = dict(base=args.model, base_args=args.model_args, tasks=args.tasks.split(","), limit=args.limit,
+                  gen_kwargs=f"max_new_tokens={args.max_new_tokens}")  # fmt: skip
+    run = _runner(args.num_processes)
+    out = Path(args.out)
+    if args.heads:
+        spec = load_heads_file(args.heads)
+        n_sel, n_all = len(spec.heads), spec.meta.get("n_heads_total")
+        if args.seeds and n_all is not None and 2 * n_sel > n_all:
+            raise SystemExit(
+                f"{args.heads} names {n_sel} of {n_all} heads: too many for a random-head control of the same size "
+                "outside them. Re-run `scores` with a higher --threshold (or pass --seeds 0 to skip the control)"
+            )
+        conds = table3_conditions(Path(args.heads).resolve(), epsilon=args.epsilon, seeds=range(args.seeds))
+        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table3", **common)
+        save_table(table, out, "table3")
+        print("Table 3 (accuracy %, masking)\n" + format_table(table))
+    if args.iti:
+        offset = int(load_heads_file(args.iti).meta.get("n_held_out", 0))
+        conds = table4_conditions(Path(args.iti).resolve(), alphas=[float(a) for a in args.alphas.split(",")])
+        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table4", offset=offset, **common)
+        save_table(table, out, "table4")
+        print(f"Table 4 (accuracy %, ITI; evaluation starts after {offset} held-out items)\n" + format_table(table))
+    if not (args.heads or args.iti):
+        raise SystemExit("intervene needs --heads FILE (Table 3) and/or --iti FILE (Table 4)")
+    return 0
+
+
+def cmd_visualize(args: argparse.Namespace, lm=None) -> int:
+    from ambi_plugin.analysis.attention import visualize
+    from ambi_plugin.analysis.collect import _images, load_items
+    from ambi_plugin.analysis.prompts import first_prompt
+
+    lm = lm or _load(args)
+    category = (args.category or ["bistable"])[0]
+    images = (
+        [args.image] if args.image else [_images(r)[0] for r in load_items(args.records, category)[: args.limit or 1]]
+    )
+    for i, image in enumerate(images):
+        info = visualize(lm, args.prompt or first_prompt(category), image, Path(args.out) / f"attention_{category}_{i}.png",
+                         layer=args.layer, gen_kwargs={"max_new_tokens": args.max_new_tokens})  # fmt: skip
+        print(json.dumps(info))
+    return 0
+
+
+def cmd_all(args: argparse.Namespace) -> int:
+    lm = _load(args)
+    cmd_capture(args, lm)
+    cmd_scores(args)
+    args.category = args.category or ["bistable"]
+    args.image = None
+    args.prompt = None
+    args.layer = None
+    cmd_visualize(args, lm)
+    del lm
+    args.heads = str(Path(args.out) / "switch_heads.json")
+    args.iti = None
+    return cmd_intervene(args)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``switch-heads`` subcommands (called by ``ambi_plugin.cli``)."""
+    sub = parser.add_subparsers(dest="switch_command", metavar="<step>", required=True, help="the step to run")
+
+    def model(p):
+        p.add_argument("--model", required=True, help="lmms-eval model name: qwen2_5_vl, llava_hf, internvl3, ...")
+        p.add_argument("--model-args", default="", help="lmms-eval --model_args, e.g. pretrained=...,device_map=auto")
+        p.add_argument("--max-new-tokens", type=int, default=16)
+
+    def cats(p):
+        p.add_argument("--category", action="append", choices=CATEGORIES, help="repeatable; default: both")
+
+    def capture_opts(p):
+        p.add_argument("--records", default="ambi://ambibench", help="records JSONL, or ambi://ambibench (default)")
+        p.add_argument(
+            "--position", default="last_prompt", help="last_prompt (default), mean_prompt, mean_generated or an int"
+        )
+        p.add_argument("--switch-rule", default="judge", choices=("judge", "differs"),
+                       help="judge (default): 2nd answer differs and matches an expected interpretation; differs: smoke runs")  # fmt: skip
+        p.add_argument("--limit", type=int, default=None, help="only the first N records per category")
+
+    def score_opts(p):
+        p.add_argument("--k", type=int, default=10, help="top-k heads listed in the JSON")
+        p.add_argument("--threshold", type=float, default=0.8)
+        p.add_argument("--top-fraction", type=float, default=0.01)
+
+    def table_opts(p):
+        p.add_argument("--tasks", default="ambibench_bistable_open,ambibench_multiscene_open")
+        p.add_argument("--epsilon", type=float, default=1e-3)
+        p.add_argument("--seeds", type=int, default=3, help="random-head control seeds")
+        p.add_argument("--alphas", default="0.1,0.3,0.5")
+        p.add_argument(
+            "--num-processes", type=int, default=1, help="> 1: each run under accelerate launch (data parallel)"
+        )
+
+    p = sub.add_parser("capture", help="record head activations before/after the switch (resumable)")
+    model(p), cats(p), capture_opts(p)
+    p.add_argument("--out", required=True)
+    p.set_defaults(switch_func=cmd_capture)
+
+    p = sub.add_parser("scores", help="switching scores, switch heads, sparsity, Pearson, heatmaps")
+    cats(p), score_opts(p)
+    p.add_argument("--out", required=True, help="the capture's --out folder")
+    p.set_defaults(switch_func=cmd_scores)
+
+    p = sub.add_parser("heatmap", help="draw a scores JSON as a heatmap PNG")
+    p.add_argument("scores", help="scores_<category>.json")
+    p.add_argument("--png", default=None)
+    p.add_argument("--title", default="")
+    p.add_argument("--threshold", type=float, default=0.8)
+    p.set_defaults(switch_func=cmd_heatmap)
+
+    p = sub.add_parser("fit-iti", help="ITI directions and sigmas from a capture of held-out items")
+    p.add_argument("--capture", required=True, help="OUT/<category> of a capture run on held-out items")
+    p.add_argument("--heads", required=True, help="switch_heads.json")
+    p.add_argument("--out", required=True, help="heads file with directions to write")
+    p.set_defaults(switch_func=cmd_fit_iti)
+
+    p = sub.add_parser("intervene", help="Tables 3 (mask) and 4 (ITI) through lmms-eval's ambi_intervene")
+    model(p), table_opts(p)
+    p.add_argument("--heads", default=None, help="switch heads file (Table 3)")
+    p.add_argument("--iti", default=None, help="ITI heads file from fit-iti (Table 4)")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--out", required=True)
+    p.set_defaults(switch_func=cmd_intervene)
+
+    p = sub.add_parser("visualize", help="A.8 attention overlay at the middle layer")
+    model(p), cats(p)
+    p.add_argument("--records", default="ambi://ambibench")
+    p.add_argument("--image", default=None, help="one image (else the first --limit records' images)")
+    p.add_argument("--prompt", default=None, help="default: the category's first capture prompt")
+    p.add_argument("--layer", type=int, default=None, help="default: half the language model's depth")
+    p.add_argument("--limit", type=int, default=1)
+    p.add_argument("--out", required=True)
+    p.set_defaults(switch_func=cmd_visualize)
+
+    p = sub.add_parser("all", help="capture, scores, heatmap, visualize and Table 3 in one go")
+    model(p), cats(p), capture_opts(p), score_opts(p), table_opts(p)
+    p.add_argument("--out", required=True)
+    p.set_defaults(switch_func=cmd_all)
+
+
+def run(args: argparse.Namespace) -> int:
+    return int(args.switch_func(args) or 0)

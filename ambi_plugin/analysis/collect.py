@@ -1,0 +1,192 @@
+"""The capture run: two prompts per image, every head's activation recorded, the switch judged, resumable.
+
+For each record (a bistable or multi-scene image): prompt 1 (one interpretation) is generated and its activations
+recorded (``pre``); prompt 2 (the hint, asking for the alternative) likewise (``post``); the switch is decided by
+:func:`ambi_plugin.analysis.prompts.decide_switch`. Layout of ``OUT/<category>/``:
+
+* ``items.rank<r>.jsonl``: one line per finished image (answers, verdict, prompts); appended as items finish;
+* ``acts/<n>.npz``: ``pre`` and ``post`` ``[layers, heads, head_dim]`` of that image, written before its line;
+* ``activations.npz`` + ``capture.json`` (main process, at the end): every image's activations gathered across
+  processes, the ids, the switch flags, the head layout, the position and the prompts.
+
+An interrupted run keeps every finished image; run the same command again and it continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ambi_plugin.analysis.backend import BackendModel, gather, is_main_process, rank_and_world, shard
+from ambi_plugin.analysis.capture import HeadRecorder
+from ambi_plugin.analysis.heads import DEFAULT_PATTERN, head_layout
+from ambi_plugin.analysis.hooks import HookSet
+from ambi_plugin.analysis.prompts import (
+    SwitchRule,
+    both_named,
+    decide_switch,
+    expected_labels,
+    first_prompt,
+    second_prompt,
+)
+
+__all__ = ["CaptureSummary", "capture_category", "load_activations", "load_items"]
+
+DEFAULT_RECORDS = {"bistable": "bistable_open", "multiscene": "multiscene_open"}
+
+
+def load_items(source: str, category: str) -> list[dict]:
+    """Records from a JSONL file (images relative to it) or ``ambi://<benchmark>`` (the category's open task)."""
+    from ambi_plugin.core.schema import read_records
+    from ambi_plugin.lmms.datasets import _absolutize, source_root
+
+    if source.startswith("ambi://"):
+        root = source_root(source)
+        path = root / f"{DEFAULT_RECORDS.get(category, category)}.jsonl"
+    else:
+        path = Path(source).expanduser()
+        root = path.parent
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"records file {str(path)!r} does not exist (pass --records FILE.jsonl or ambi://ambibench)"
+        )
+    recs = [_absolutize(r, root) for r in read_records(path)]
+    usable = [r for r in recs if r.get("image") and expected_labels(r)]
+    if len(usable) < len(recs):
+        print(
+            f"switch-heads: {len(recs) - len(usable)} of {len(recs)} records in {path} have no image or no views; skipped"
+        )
+    return usable
+
+
+def _images(rec: dict) -> list[str]:
+    img = rec["image"]
+    return [img] if isinstance(img, str) else list(img)
+
+
+def _key(rid: str) -> str:
+    return hashlib.sha1(str(rid).encode()).hexdigest()[:16]
+
+
+def _done(folder: Path) -> dict[str, dict]:
+    rows: dict[str, dict] = {}
+    for path in sorted(folder.glob("items.rank*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if (folder / "acts" / f"{_key(row['id'])}.npz").is_file():
+                    rows[row["id"]] = row
+    return rows
+
+
+def _read_acts(folder: Path, rid: str) -> tuple[np.ndarray, np.ndarray]:
+    with np.load(folder / "acts" / f"{_key(rid)}.npz") as z:
+        return z["pre"], z["post"]
+
+
+@dataclass
+class CaptureSummary:
+    folder: Path
+    n_items: int
+    n_switched: int
+
+
+def capture_category(
+    lm: Any,
+    records: Sequence[dict],
+    out_dir: str | Path,
+    *,
+    category: str,
+    position: str | int = "last_prompt",
+    rule: SwitchRule = "judge",
+    gen_kwargs: dict | None = None,
+    pattern: str = DEFAULT_PATTERN,
+    model_name: str = "",
+    judge: Any = None,
+    source: str = "",
+) -> CaptureSummary:
+    """Capture ``records`` of ``category`` with the lmms-eval backend ``lm``; see the module docstring."""
+    from tqdm import tqdm
+
+    folder = Path(out_dir) / category
+    (folder / "acts").mkdir(parents=True, exist_ok=True)
+    rank, _ = rank_and_world(lm)
+    layout = head_layout(lm, pattern=pattern)
+    driver = BackendModel(lm, gen_kwargs=gen_kwargs)
+    done = _done(folder)
+    todo = [r for r in shard(list(records), lm) if str(r["id"]) not in done]
+    if done and is_main_process(lm):
+        print(f"switch-heads: resuming {category}: {len(done)} images already captured")
+    hooks = HookSet(lm, layout=layout, pattern=pattern)
+    recorder = HeadRecorder(hooks, position=position)
+    with hooks, open(folder / f"items.rank{rank}.jsonl", "a", encoding="utf-8") as log:
+        for rec in tqdm(todo, desc=f"capture {category}", disable=rank != 0):
+            images = _images(rec)
+            p1 = first_prompt(category)
+            recorder.start()
+            a1 = driver.generate(p1, images)
+            pre = recorder.result()
+            p2 = second_prompt(category, a1)
+            recorder.start()
+            a2 = driver.generate(p2, images)
+            post = recorder.result()
+            verdict = decide_switch(a1, a2, expected_labels(rec), rule=rule, judge=judge)
+            correct = both_named(a1, a2, expected_labels(rec), rule=rule, judge=judge)
+            tmp = folder / "acts" / f"{_key(rec['id'])}.tmp.npz"
+            np.savez(tmp, pre=pre, post=post)
+            os.replace(tmp, folder / "acts" / f"{_key(rec['id'])}.npz")
+            row = {"id": str(rec["id"]), "first": a1, "second": a2, "switched": verdict.switched,
+                   "differs": verdict.differs, "correct": correct, "matched": verdict.matched, "reason": verdict.reason,
+                   "labels": expected_labels(rec), "prompt1": p1, "prompt2": p2}  # fmt: skip
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+    mine = {rid: row for rid, row in _done(folder).items() if rid in {str(r["id"]) for r in shard(list(records), lm)}}
+    local = {rid: (row, *_read_acts(folder, rid)) for rid, row in mine.items()}
+    merged: dict[str, tuple] = {}
+    for part in gather(local):
+        merged.update(part)
+    order = [str(r["id"]) for r in records if str(r["id"]) in merged]
+    n_sw = sum(bool(merged[i][0]["switched"]) for i in order)
+    if is_main_process(lm) and order:
+        np.savez(
+            folder / "activations.npz",
+            ids=np.array(order),
+            pre=np.stack([merged[i][1] for i in order]),
+            post=np.stack([merged[i][2] for i in order]),
+            switched=np.array([bool(merged[i][0]["switched"]) for i in order]),
+            correct=np.array([bool(merged[i][0].get("correct")) for i in order]),
+        )
+        summary = {
+            "model": model_name,
+            "category": category,
+            "records": source,
+            "position": position,
+            "switch_rule": rule,
+            "prompts_are_ours": True,
+            "prompt1": first_prompt(category),
+            "prompt2_template": second_prompt(category, "{first}"),
+            "layout": layout.to_dict(),
+            "n_items": len(order),
+            "n_switched": n_sw,
+            "items": [merged[i][0] for i in order],
+        }
+        (folder / "capture.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return CaptureSummary(folder, len(order), n_sw)
+
+
+def load_activations(folder: str | Path) -> dict[str, np.ndarray]:
+    """``ids``, ``pre``, ``post``, ``switched`` of a finished capture folder."""
+    path = Path(folder) / "activations.npz"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} does not exist: run `ambi switch-heads capture` first (it writes it at the end)"
+        )
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}

@@ -1,0 +1,120 @@
+"""One context manager owns every hook the analysis adds, and removes them all in ``finally``.
+
+Hooks are forward pre-hooks on the language model's ``o_proj`` modules, named by module path (``HookSet.names``).
+Each layer gets at most one torch hook; it views the o_proj input as ``[batch, seq, n_heads, head_dim]`` and runs the
+layer's *head functions* in the order they were added. A head function receives ``(x4, state)`` where ``state`` says
+whether this forward call is the prompt (prefill) or a decoding step, and returns ``None`` (it only looked: a
+recorder) or a new ``[B, S, H, D]`` tensor (an edit: scaling, shifting). The hook returns modified arguments only when
+some function edited, so a hook set that only records leaves the computation untouched.
+
+    with HookSet(model) as hooks:
+        hooks.add(layer=3, fn=record)
+        model.generate(...)
+    assert not remaining_hooks(model)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ambi_plugin.analysis.heads import DEFAULT_PATTERN, HeadLayout, find_head_modules, head_layout, unwrap_model
+
+__all__ = ["CallState", "HeadFn", "HookSet", "remaining_hooks"]
+
+_OWNER = "__ambi_switch_hook__"
+
+
+@dataclass
+class CallState:
+    """Where a forward call is: ``call`` counts o_proj calls of this layer since the last :meth:`HookSet.reset`."""
+
+    layer: int
+    call: int
+
+    @property
+    def prefill(self) -> bool:
+        return self.call == 0
+
+
+HeadFn = Callable[[Any, CallState], Any]
+
+
+class HookSet:
+    """Installs per-layer o_proj pre-hooks on ``__enter__``; ``__exit__`` removes every one of them (``finally``)."""
+
+    def __init__(self, model: Any, *, layout: HeadLayout | None = None, pattern: str = DEFAULT_PATTERN) -> None:
+        self.model = unwrap_model(model)
+        self.layout = layout or head_layout(self.model, pattern=pattern)
+        self._modules = {i: mod for i, (_, mod) in find_head_modules(self.model, pattern).items()}
+        self._fns: dict[int, list[HeadFn]] = {}
+        self._calls: dict[int, int] = {}
+        self._handles: list[Any] = []
+        self.names: list[str] = []
+
+    def add(self, layer: int, fn: HeadFn) -> None:
+        """Run ``fn`` on layer ``layer``'s per-head o_proj input; call before ``__enter__``."""
+        if self._handles:
+            raise RuntimeError("HookSet.add must be called before the hooks are installed (before `with`)")
+        if layer not in self._modules:
+            raise ValueError(f"layer {layer} out of range: the model has layers 0..{self.layout.n_layers - 1}")
+        self._fns.setdefault(layer, []).append(fn)
+
+    def reset(self) -> None:
+        """Start a new generation: the next call of every layer is the prompt (prefill) call."""
+        self._calls.clear()
+
+    def _make_hook(self, layer: int):
+        fns = self._fns[layer]
+        n_heads, head_dim = self.layout.n_heads, self.layout.head_dim
+
+        def hook(module, args):
+            x = args[0]
+            call = self._calls.get(layer, 0)
+            self._calls[layer] = call + 1
+            state = CallState(layer, call)
+            x4 = x.view(*x.shape[:-1], n_heads, head_dim)
+            edited = False
+            for fn in fns:
+                out = fn(x4, state)
+                if out is not None:
+                    x4, edited = out, True
+            if not edited:
+                return None
+            return (x4.reshape(x.shape), *args[1:])
+
+        setattr(hook, _OWNER, True)
+        return hook
+
+    def __enter__(self) -> HookSet:
+        self.reset()
+        try:
+            for layer in sorted(self._fns):
+                module = self._modules[layer]
+                self._handles.append(module.register_forward_pre_hook(self._make_hook(layer)))
+                self.names.append(self.layout.names[layer])
+        except BaseException:
+            self._remove()
+            raise
+        return self
+
+    def _remove(self) -> None:
+        try:
+            for handle in self._handles:
+                handle.remove()
+        finally:
+            self._handles.clear()
+            self.names.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        self._remove()
+
+
+def remaining_hooks(model: Any) -> list[str]:
+    """Names of modules that still carry a hook installed by :class:`HookSet` (should always be empty)."""
+    out = []
+    for name, module in unwrap_model(model).named_modules():
+        if any(getattr(h, _OWNER, False) for h in module._forward_pre_hooks.values()):
+            out.append(name)
+    return out

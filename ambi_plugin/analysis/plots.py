@@ -1,0 +1,72 @@
+"""Figures: the switching-score heatmap (AmbiBench Figure 4 / 16) and the attention overlay (A.8).
+
+matplotlib is imported lazily (extra ``analysis``); the Agg backend is used, so no display is needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["save_heatmap", "save_overlay"]
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("figures need matplotlib: pip install 'ambi-plugin[analysis]'") from None
+    return plt
+
+
+def save_heatmap(
+    s: np.ndarray, path: str | Path, *, title: str = "", highlight: list[tuple[int, int]] | None = None
+) -> Path:
+    """Heads on x, layers on y (layer 0 at the bottom), colour = switching score s = 1 - cos; chosen heads boxed."""
+    plt = _pyplot()
+    s = np.asarray(s, dtype=float)
+    n_layers, n_heads = s.shape
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.25 * n_heads + 2), max(3.0, 0.2 * n_layers + 1.5)))
+    im = ax.imshow(
+        s, origin="lower", aspect="auto", cmap="viridis", vmin=min(0.0, float(s.min())), vmax=max(1.0, float(s.max()))
+    )
+    for layer, head in highlight or []:
+        ax.add_patch(plt.Rectangle((head - 0.5, layer - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.2))
+    ax.set_xlabel("head")
+    ax.set_ylabel("layer")
+    ax.set_title(title or "switching score s = 1 - cos(pre, post)")
+    fig.colorbar(im, ax=ax, label="s")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def save_overlay(image, heat: np.ndarray, path: str | Path, *, title: str = "") -> Path:
+    """``heat`` (a patch grid, any shape) upsampled onto ``image`` (PIL) as a translucent colour map."""
+    plt = _pyplot()
+    from PIL import Image
+
+    img = image.convert("RGB")
+    heat = np.asarray(heat, dtype=float)
+    span = float(heat.max() - heat.min())
+    norm = (heat - heat.min()) / span if span > 0 else np.zeros_like(heat)
+    big = np.asarray(Image.fromarray((norm * 255).astype(np.uint8)).resize(img.size, Image.BILINEAR), dtype=float) / 255
+    fig, ax = plt.subplots(figsize=(img.width / 60 + 1, img.height / 60 + 1))
+    ax.imshow(img)
+    ax.imshow(big, cmap="jet", alpha=0.45)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,422 @@
+"""AmbiBench as its authors publish it: the Hub dataset ``BLNL/AmbiBench`` (MIT), read as released.
+
+The release (dataset card, checked Nov 2026) is an image folder with a ``metadata.jsonl``; one row per
+question with the columns
+
+* ``question``: the question posed to the model;
+* ``answer``: a single name ("snake"), a ``;``-separated pair for bistable / multi-scene ("duck; rabbit"),
+  or a ``,``-separated list ("bear, deer, wolf, bird");
+* ``file_name``: the image (or video) path relative to the metadata file; bounding-box tags that were in the
+  original file names are stripped and stored in ``bbox``. Motion-video rows carry ``.png`` placeholder
+  names for ``.mp4`` files;
+* ``bbox``: ``[x1, y1, x2, y2]`` (or a list of such boxes) if the question needs one, else ``[]``;
+* ``type``: the ambiguity category and the task type combined in one label.
+
+:func:`classify_type` maps a ``type`` label to one of our tasks by its words (category words such as
+"camouflaged", "bistable", "multi-scene"; task words such as "open", "choice", "localization", "region",
+"video"); ``$AMBI_AMBIBENCH_TYPE_MAP`` ("label=records name,...") overrides it. A label that names no task
+is a bad row: reported with its id, skipped and counted. What the release does not carry, and what we do
+instead, goes into the load report's notes (see docs/ambibench.md, "Reading the release").
+
+Record ids are ``<file stem>`` (``<file stem>#2`` ... when one image has several questions of one task).
+Media stay where the release keeps them (absolute paths); region items get the green box drawn into
+``media/regions/`` of the converted folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ambi_plugin.benchmarks.ambibench import BENCHMARK, TASKS_BY_DATA, draw_region
+from ambi_plugin.benchmarks.ambibench_import import (
+    _choices,
+    _key,
+    _label,
+    record_from_row,
+    static_twin,
+)
+from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, strict_mode, unpack_zip
+from ambi_plugin.core.schema import RecordError, validate_record, write_records
+
+HUB_REPO = "BLNL/AmbiBench"
+METADATA = "metadata.jsonl"
+RELEASE_COLUMNS = ("question", "answer", "file_name", "bbox", "type")
+CONVERTER_VERSION = "1"
+
+# Positional tasks: how many positions the answer must give (at least).
+MIN_POSITIONS = {
+    "hybrid_open": 2,
+    "color_open": 2,
+    "multiview_open": 2,
+    "multiscene_open": 2,
+    "multiscene_region": 2,
+    "mixed_region": 2,
+    "bistable_open": 2,
+}
+
+NOTE_BOX_GROUPS = (
+    "multiscene_localization: the release does not label a query 'single' or 'combined' (Table 2's loc(single) / "
+    "loc(combined)); we take it from the number of boxes (one box: single, several: combined), the definition "
+    "ap50_single / ap50_combined use"
+)
+NOTE_BOX_LABELS = (
+    "localization: the release's boxes carry no labels of their own; each box takes the queried object's name "
+    "(the row's answer)"
+)
+NOTE_REGION = (
+    "region description: the region is the row's bbox, drawn by ambi-plugin as the green box "
+    "(set AMBI_AMBIBENCH_REGION_DRAWN=1 if your copy's images already show it)"
+)
+NOTE_STATIC = "motion: the static-prompt items (A.7) are generated from the motion-image rows (gold 'No')"
+
+
+# ----------------------------------------------------------------------------- type labels
+
+_CATEGORY_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"non\s*-?\s*(?:ambi|camo)|no\s*ambi|unambig|nonambi|noncamo", "nonambi"),
+    (r"camo", "camouflaged"),
+    (r"bistable", "bistable"),
+    (r"hybrid", "hybrid"),
+    (r"multi\s*-?\s*view|rotat", "multiview"),
+    (r"multi\s*-?\s*scene|multi\s*-?\s*layer", "multiscene"),
+    (r"mixed", "mixed"),
+    (r"geometr", "geometric"),
+    (r"motion", "motion"),
+    (r"colou?r", "color"),
+)
+_LOC = r"locali[sz]|loc\b|bbox|bounding|ground"
+_REGION = r"region|describ|description"
+_CHOICE = r"choice|mcq|\bmc\b|select|option"
+
+
+def parse_map(text: str | None) -> dict[str, str]:
+    """``"a=b,c=d"`` -> {"a": "b", "c": "d"} (keys compared case- and punctuation-insensitively)."""
+    from ambi_plugin.benchmarks.illusionbench import parse_map as parse_pairs
+
+    return {_key(k): v for k, v in parse_pairs(text).items()}
+
+
+def classify_type(label: Any, *, answer: Any = None, overrides: dict[str, str] | None = None) -> str | None:
+    """The records name (our task without ``ambibench_``) of a release ``type`` label, or None."""
+    if overrides and _key(label) in overrides:
+        name = overrides[_key(label)]
+        return name if name in TASKS_BY_DATA else None
+    text = re.sub(r"[_/]+", " ", str(label or "")).lower()
+    category = next((cat for pattern, cat in _CATEGORY_PATTERNS if re.search(pattern, text)), None)
+    if category is None and re.search(r"coco", text):
+        # COCO alone: the static-control images of the motion study answer Yes/No; else the MS-COCO baseline
+        category = "motion" if _key(answer) in ("yes", "no") else "nonambi"
+    if category in (None,):
+        return None
+    if category in ("nonambi", "camouflaged", "hybrid", "color", "multiview"):
+        return f"{category}_open"
+    if category == "geometric":
+        return "geometric_yes_no"
+    if category == "bistable":
+        return "bistable_choice" if re.search(_CHOICE, text) else "bistable_open"
+    if category == "motion":
+        if re.search(r"video|mp4|clip", text):
+            return "motion_video_open"
+        if re.search(r"coco|static|control", text):
+            return "motion_coco_yes_no"
+        return "motion_image_yes_no"
+    # multiscene / mixed
+    if re.search(_LOC, text):
+        return f"{category}_localization"
+    if re.search(_REGION, text):
+        return f"{category}_region"
+    return f"{category}_open"
+
+
+# ----------------------------------------------------------------------------- one row
+
+
+def _boxes(value: Any) -> list[list[float]]:
+    """``[x1, y1, x2, y2]`` or ``[[x1, y1, x2, y2], ...]`` -> list of boxes (raises ValueError)."""
+    if value in (None, "", []):
+        return []
+    if isinstance(value, str):
+        value = json.loads(value)
+    if isinstance(value, (list, tuple)) and len(value) == 4 and all(isinstance(v, (int, float)) for v in value):
+        value = [value]
+    out = []
+    for box in value:
+        if not (isinstance(box, (list, tuple)) and len(box) == 4):
+            raise ValueError(f"bad bbox: {value!r} is not [x1, y1, x2, y2] or a list of them")
+        x1, y1, x2, y2 = (float(v) for v in box)
+        if x2 < x1 or y2 < y1:
+            raise ValueError(f"bad bbox: {list(box)!r} has x2 < x1 or y2 < y1")
+        out.append([x1, y1, x2, y2])
+    return out
+
+
+def _positions(data: str, answer: str) -> list[list[str]] | None:
+    """Explicit labels per position for the separators the card documents; None lets the importer read it."""
+    text = str(answer).strip()
+    if data in ("multiscene_open", "multiscene_region", "mixed_region"):
+        return None  # "layer1 objects; layer2 objects" (commas inside a layer)
+    if data == "color_open" and re.search(r"left\s+(?:sub)?image", text, re.IGNORECASE):
+        return None  # prose ground truth: the importer reads the left / right parts
+    if data in ("bistable_open", "mixed_open", "hybrid_open", "color_open", "multiview_open"):
+        sep = ";" if ";" in text else ","
+        return [[p] for p in (_label(x) for x in text.split(sep)) if p]
+    return None
+
+
+_CHOICES_AT = re.compile(r"choices?\s*:\s*(.+?)(?:\s*your\s+answer\s*:?.*)?$", re.IGNORECASE | re.DOTALL)
+
+
+def choices_from_question(question: str) -> list[str]:
+    """The lettered options of a bistable-choice question ("... Choices: A: car, B: face, ... E: None ...")."""
+    text = str(question)
+    m = _CHOICES_AT.search(text)
+    block = m.group(1) if m else text[text.find("A:") :] if "A:" in text else ""
+    block = re.sub(r"\s*your\s+answer\s*:?.*$", "", block, flags=re.IGNORECASE | re.DOTALL)
+    return [c for c in _choices(block.strip()) if c]
+
+
+def _letters_or_names(answer: str, options: list[str]) -> str:
+    """The answer as letters: kept when it is letters ("A, C"), else option names mapped to their letters."""
+    parts = [p.strip() for p in re.split(r"[;,]", str(answer)) if p.strip()]
+    if parts and all(re.fullmatch(r"\(?[A-Za-z]\)?\.?", p) for p in parts):
+        return ", ".join(p.strip("().").upper() for p in parts)
+    keys = [_key(o) for o in options]
+    letters = []
+    for p in parts:
+        k = _key(_label(p))
+        if k not in keys:
+            raise ValueError(f"answer not among the options: {p!r} is none of {options}")
+        letters.append(chr(ord("A") + keys.index(k)))
+    return ", ".join(letters)
+
+
+_LOC_OBJECT = (
+    re.compile(r"all the possible (.+?) in the image", re.IGNORECASE),
+    re.compile(r"locate the position of the (.+?) in the image", re.IGNORECASE),
+)
+
+
+def _queried_object(question: str, answer: str) -> str:
+    label = _label(answer) if str(answer).strip() else ""
+    if label and _key(label) != "none":
+        return label
+    for pattern in _LOC_OBJECT:
+        m = pattern.search(str(question))
+        if m:
+            return _label(m.group(1))
+    return ""
+
+
+def importer_row(row: dict, data: str, media: Path) -> dict:
+    """A release row as the importer's row (``record_from_row``'s fields). Raises ValueError naming the problem."""
+    question, answer = str(row.get("question") or "").strip(), row.get("answer")
+    if answer is None or str(answer).strip() == "":
+        raise ValueError("empty answer")
+    answer = str(answer).strip()
+    out: dict[str, Any] = {"question": question, "ground_truth": answer, "source": HUB_REPO}
+    if data == "motion_video_open":
+        out["video"] = str(media)
+    else:
+        out["image"] = str(media)
+    labels = _positions(data, answer)
+    if labels is not None:
+        out["labels"] = labels
+    spec = TASKS_BY_DATA[data]
+    boxes = _boxes(row.get("bbox"))
+    if spec.task_type == "multi_choice":
+        options = choices_from_question(question)
+        if len(options) < 2:
+            raise ValueError(f"no options: cannot read lettered choices from the question {question[:120]!r}")
+        out["choices"] = options
+        out["ground_truth"] = answer if _key(answer) == "none" else _letters_or_names(answer, options)
+    elif spec.task_type == "localization":
+        if not boxes:
+            raise ValueError("no bbox: a localization row needs at least one box")
+        obj = _queried_object(question, answer)
+        if not obj:
+            raise ValueError("no object: neither the answer nor the question names the object to locate")
+        out["boxes"] = [{"label": obj, "bbox": b} for b in boxes]
+        out["object" if data == "multiscene_localization" else "objects"] = obj
+    elif spec.task_type == "region":
+        if len(boxes) != 1:
+            raise ValueError(f"bad bbox: a region row needs exactly one box, got {row.get('bbox')!r}")
+        out["region"] = boxes[0]
+    return out
+
+
+# ----------------------------------------------------------------------------- the release folder
+
+
+def find_metadata(root: Path) -> list[Path]:
+    """Every ``metadata.jsonl`` below ``root`` (one per split folder), sorted."""
+    root = Path(root)
+    return sorted(
+        p for p in root.rglob(METADATA) if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+
+
+def is_release(path: Path) -> bool:
+    path = Path(path)
+    return path.suffix.lower() == ".zip" if path.is_file() else path.is_dir() and bool(find_metadata(path))
+
+
+def _read_rows(path: Path, report: LoadReport):
+    with path.open(encoding="utf-8") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            report.read()
+            try:
+                row = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                report.skip(f"{path.name}:{lineno}", f"not JSON: {exc.msg}")
+                continue
+            if not isinstance(row, dict):
+                report.skip(f"{path.name}:{lineno}", "not JSON: the line is not an object")
+                continue
+            yield lineno, row
+
+
+def _media_path(base: Path, file_name: str, data: str) -> Path:
+    rel = Path(str(file_name))
+    if rel.is_absolute() or ".." in rel.parts:
+        raise ValueError(f"bad file_name: {file_name!r} must be relative to the metadata file")
+    if data == "motion_video_open" and rel.suffix.lower() == ".png":
+        rel = rel.with_suffix(".mp4")  # the card: video rows name .png placeholders for .mp4 files
+    return base / rel
+
+
+def _finish_media(rec: dict, out: Path) -> None:
+    """Image size, and the green region box drawn into ``out/media/regions``."""
+    from PIL import Image
+
+    if not rec.get("image"):
+        return
+    with Image.open(rec["image"]) as im:
+        rec["image_size"] = [im.width, im.height]
+        if rec["task_type"] == "region" and os.environ.get("AMBI_AMBIBENCH_REGION_DRAWN", "") not in ("1", "true"):
+            boxed, style = draw_region(im, rec["region"])
+            rel = Path("media") / "regions" / f"{rec['category']}_{_key(rec['id'])}.png"
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            boxed.save(out / rel)
+            rec["image"], rec["region_style"] = str(rel), style
+
+
+def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]:
+    """Every row of the release below ``root`` -> ``out/<records>.jsonl``; bad rows go to ``report``."""
+    from tqdm import tqdm
+
+    overrides = parse_map(os.environ.get("AMBI_AMBIBENCH_TYPE_MAP"))
+    files = find_metadata(root)
+    if not files:
+        raise FileNotFoundError(f"{root}: no {METADATA} below this folder (the AmbiBench release's image folder)")
+    by_data: dict[str, list[dict]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    unknown_types: dict[str, int] = {}
+    for path in files:
+        for lineno, row in tqdm(list(_read_rows(path, report)), desc=f"AmbiBench: {path.parent.name}", unit="row"):
+            file_name = row.get("file_name")
+            base_id = Path(str(file_name)).stem if file_name else f"{path.parent.name}:{lineno}"
+            data = classify_type(row.get("type"), answer=row.get("answer"), overrides=overrides)
+            if data is None:
+                unknown_types[str(row.get("type"))] = unknown_types.get(str(row.get("type")), 0) + 1
+                report.skip(base_id, f"unknown type: {row.get('type')!r} names no AmbiBench task")
+                continue
+            n = seen[(data, base_id)] = seen.get((data, base_id), 0) + 1
+            rid = base_id if n == 1 else f"{base_id}#{n}"
+            try:
+                missing = [c for c in ("answer", "file_name", "type") if c not in row]
+                if missing:
+                    raise ValueError(f"missing column: {', '.join(missing)}")
+                media = _media_path(path.parent, str(file_name), data)
+                if not media.is_file():
+                    raise ValueError(f"missing media: {media.name} is not in {media.parent}")
+                rec = record_from_row(importer_row(row, data, media), data, rid)
+                rec["release_type"] = str(row.get("type"))
+                if data == "multiscene_localization":
+                    rec["breakdown"] = {"group": "single" if len(rec["boxes"]) == 1 else "combined"}
+                    report.note(NOTE_BOX_GROUPS)
+                if rec["task_type"] == "localization":
+                    report.note(NOTE_BOX_LABELS)
+                if rec["task_type"] == "region":
+                    report.note(NOTE_REGION)
+                positions = len(rec.get("views") or [])
+                if data in MIN_POSITIONS and positions < MIN_POSITIONS[data]:
+                    raise ValueError(
+                        f"too few interpretations: answer {row.get('answer')!r} gives {positions}, "
+                        f"{data} needs {MIN_POSITIONS[data]}"
+                    )
+                _finish_media(rec, out)
+                validate_record(rec, source=str(path), line=lineno)
+            except (ValueError, TypeError, KeyError, RecordError, OSError) as exc:
+                report.skip(rid, str(exc), task=f"ambibench_{data}")
+                continue
+            by_data.setdefault(data, []).append(rec)
+            if data == "motion_image_yes_no":
+                by_data.setdefault("motion_static_yes_no", []).append(static_twin(rec))
+                report.note(NOTE_STATIC)
+    for data, recs in sorted(by_data.items()):
+        write_records(out / f"{data}.jsonl", recs)
+        report.wrote(f"ambibench_{data}", len(recs))
+    absent = sorted(set(TASKS_BY_DATA) - set(by_data))
+    if absent:
+        report.note("no records for: " + ", ".join(f"ambibench_{d}" for d in absent))
+    if unknown_types:
+        report.note(
+            "unknown type labels (map them with AMBI_AMBIBENCH_TYPE_MAP='label=records_name,...'): "
+            + ", ".join(f"{k!r} x{v}" for k, v in sorted(unknown_types.items()))
+        )
+    return {d: len(r) for d, r in sorted(by_data.items())}
+
+
+def materialize_release(release: str | Path, *, source: str | None = None) -> Path:
+    """A release folder (or its zip) converted once into the cache; returns the canonical folder."""
+    from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
+
+    release = Path(release).expanduser()
+    if release.is_file() and release.suffix.lower() == ".zip":
+        release = unpack_zip(release, benchmark=BENCHMARK)
+    if not release.is_dir():
+        raise FileNotFoundError(f"AmbiBench release {str(release)!r} is neither a folder nor a .zip")
+    key_parts = [CONVERTER_VERSION, str(release.resolve()), os.environ.get("AMBI_AMBIBENCH_TYPE_MAP", "")]
+    key_parts.append(os.environ.get("AMBI_AMBIBENCH_REGION_DRAWN", ""))
+    key_parts += [f"{p}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in find_metadata(release)]
+    out = benchmark_cache(BENCHMARK, "release-" + source_key(*key_parts))
+    if (out / ".complete").is_file():
+        return out
+
+    def build(tmp: Path) -> None:
+        report = LoadReport(BENCHMARK, source or str(release), strict=strict_mode())
+        counts = convert_release(release, tmp, report)
+        (tmp / "manifest.json").write_text(
+            json.dumps({"benchmark": BENCHMARK, "source": report.source, "records": counts}, indent=1) + "\n"
+        )
+        report.emit(tmp)
+
+    return materialize(out, build)
+
+
+def materialize_from_hub(repo: str | None = None, *, revision: str | None = None) -> Path:
+    """``BLNL/AmbiBench`` (or ``$AMBI_AMBIBENCH_HUB``) from the Hub or the HF cache, converted once."""
+    repo = repo or os.environ.get("AMBI_AMBIBENCH_HUB") or HUB_REPO
+    if Path(repo).expanduser().exists():  # a local folder laid out as the Hub repo
+        return materialize_release(repo, source=str(repo))
+    folder = hub_snapshot(repo, benchmark=BENCHMARK, revision=revision)
+    return materialize_release(folder, source=f"hf://datasets/{repo}" + (f"@{revision}" if revision else ""))
+
+
+__all__ = [
+    "HUB_REPO",
+    "choices_from_question",
+    "classify_type",
+    "convert_release",
+    "find_metadata",
+    "importer_row",
+    "is_release",
+    "materialize_from_hub",
+    "materialize_release",
+]

@@ -1,0 +1,372 @@
+"""IllusionBench as published: the authors' release and lmms-eval's converted Hub copy, bad rows counted.
+
+**The authors' release** (Hub repo :data:`AUTHORS_REPO`): ``Image_properties.json`` plus ``IllusionDataset.zip``.
+The JSON is a list with one entry per image::
+
+    {"image_property": {"image_name", "Category", "Difficult Level", "Description"},
+     "qa_data": [{"Question", "Question Type": "TF" | "select", "Correct Answer"}, ...]}
+
+Multiple-choice options are written inside ``Question`` ("... i. A hat ii. A t-shirt iii. ... iv. ...") and
+``Correct Answer`` is "ii. A t-shirt" or the option text. ``Category`` is a letter: A (Classic Cognitive), B (Real
+Scene), C (Trap), as the copies on the Hub publish it; Ishihara and no-illusion images are not told apart, so those
+breakdowns are reported as NaN (PROTOCOL). ``$AMBI_ILLUSIONBENCH_CATEGORY_MAP`` ("A=classic,...") overrides the
+letters. ``Description`` is the golden description.
+
+**lmms-eval's copy** (``lmms-lab-eval/IllusionBench``, one row per question with the image embedded): read by
+``illusionbench.records_from_lmms_rows`` row by row, bad rows skipped and counted the same way.
+
+Bad rows (reported with their id and reason, skipped, counted; the rest runs): an image listed but missing from the
+zip, more than four options (markers up to ``vi``), an answer among no option, a true/false answer that is neither,
+an unknown question type, category or difficulty. macOS ``._`` entries of the zip are ignored (counted in a note);
+text with U+FFFD characters is kept as published (counted in a note).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ambi_plugin.benchmarks import illusionbench as IB
+from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, strict_mode, unpack_zip, zip_members
+
+AUTHORS_REPO = "MingZhangSJTU/IllusionBench"
+LMMS_REPO = IB.HUB_ID
+ANNOTATIONS = "Image_properties.json"
+IMAGES_ZIP = "IllusionDataset.zip"
+CONVERTER_VERSION = "1"
+# The letter codes of the published copies (lmms-eval's converter and its pull request: Classic Cognitive (A),
+# Real Scene (B), Trap (C)).
+LETTER_CATEGORIES = {"A": "classic", "B": "real_scene", "C": "trap"}
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif")
+
+NOTE_LETTERS = (
+    "categories are published as letters A (Classic Cognitive), B (Real Scene), C (Trap): Ishihara and no-illusion "
+    "images are not told apart, so acc_ishihara / acc_no_illusion (and their fp_ratio / score) are NaN"
+)
+
+_MARKER = re.compile(r"(?:(?<=\s)|^)\(?(viii|vii|vi|iv|v|i{1,3})[.)]\s+", re.IGNORECASE)
+_ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii"]
+
+
+def option_count(text: str) -> int:
+    """The length of the longest run of option markers i., ii., iii., ... in order (0 when none)."""
+    marks = [m.group(1).lower() for m in _MARKER.finditer(str(text))]
+    best = 0
+    for start, mark in enumerate(marks):
+        if mark != "i":
+            continue
+        k = 1
+        for later in marks[start + 1 :]:
+            if k < len(_ROMAN) and later == _ROMAN[k]:
+                k += 1
+        best = max(best, k)
+    return best
+
+
+def category_of(value: Any, mapping: dict[str, str]) -> str:
+    raw = str(value).strip()
+    if raw in mapping:
+        return IB.normalize_category(mapping[raw], where="")
+    if raw.upper() in LETTER_CATEGORIES:
+        return LETTER_CATEGORIES[raw.upper()]
+    return IB.normalize_category(raw, where="")
+
+
+def _images_of(root: Path) -> tuple[dict[str, Path], dict[str, str], Path | None, int]:
+    """Images of an authors' folder: ({name: file} extracted, {name: zip member}, the zip, macOS junk count)."""
+    files: dict[str, Path] = {}
+    junk = 0
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES:
+            if p.name.startswith("._") or "__MACOSX" in p.parts:
+                junk += 1
+            else:
+                files.setdefault(p.name, p)
+    archive = next(iter(sorted(root.rglob(IMAGES_ZIP))), None)
+    members: dict[str, str] = {}
+    if archive is not None:
+        members, zjunk = zip_members(archive)
+        junk += zjunk
+    return files, members, archive, junk
+
+
+def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: int) -> dict[str, int]:
+    """``Image_properties.json`` (+ its images) below ``root`` -> canonical records in ``out``."""
+    from tqdm import tqdm
+
+    ann = next(iter(sorted(root.rglob(ANNOTATIONS))), None)
+    if ann is None:
+        raise FileNotFoundError(f"{root}: no {ANNOTATIONS} (the IllusionBench authors' annotations)")
+    entries = json.loads(ann.read_text(encoding="utf-8"))
+    if not isinstance(entries, list):
+        raise ValueError(f"{ann}: expected a list of image entries, got {type(entries).__name__}")
+    files, members, archive, junk = _images_of(root)
+    cat_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP"))
+    diff_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP"))
+    out_recs: dict[str, list[dict]] = {name: [] for name in IB.FILES.values()}
+    task_of = {"true_false": "ambi_illusionbench_tf", "choice": "ambi_illusionbench_mc"}
+    used: set[str] = set()
+    replacement = 0
+    zf = zipfile.ZipFile(archive) if archive is not None else None
+    try:
+        for n, entry in enumerate(tqdm(entries, desc="IllusionBench: images", unit="image")):
+            prop = (entry or {}).get("image_property") if isinstance(entry, dict) else None
+            qas = (entry or {}).get("qa_data") if isinstance(entry, dict) else None
+            if not isinstance(prop, dict) or not isinstance(qas, list):
+                report.read()
+                report.skip(f"entry {n}", "bad entry: no image_property / qa_data")
+                continue
+            name = str(prop.get("image_name") or "").strip()
+            rows = [(f"{name}:{'tf' if _is_tf(q) else 'mc'}{k}", q) for k, q in enumerate(qas)]
+            report.read(len(rows))
+            problem = None
+            if not name or Path(name).name != name:
+                problem = f"bad image_name: {name!r}"
+            elif name not in files and name not in members:
+                problem = f"missing image: {name} is listed but not in the release's images"
+            try:
+                category = category_of(prop.get("Category"), cat_map) if problem is None else ""
+            except ValueError:
+                problem = f"unknown category: {prop.get('Category')!r} (set AMBI_ILLUSIONBENCH_CATEGORY_MAP)"
+            try:
+                difficulty = (
+                    IB.normalize_difficulty(prop.get("Difficult Level"), mapping=diff_map) if problem is None else ""
+                )
+            except ValueError:
+                problem = f"unknown difficulty: {prop.get('Difficult Level')!r}"
+            if problem is not None:
+                for rid, q in rows:
+                    report.skip(rid, problem, task=task_of["true_false" if _is_tf(q) else "choice"])
+                if prop.get("Description"):
+                    report.skip(f"{name}:desc", problem, task="ambi_illusionbench_description")
+                continue
+            image = f"images/{name}"
+            for rid, qa in rows:
+                text = " ".join(str(qa.get(k, "")) for k in ("Question", "Correct Answer"))
+                replacement += "\ufffd" in text
+                kind = "true_false" if _is_tf(qa) else "choice"
+                try:
+                    rec = _question_record(rid, qa, image, category, difficulty, shuffle_seed)
+                except ValueError as exc:
+                    report.skip(rid, str(exc), task=task_of[kind])
+                    continue
+                out_recs[IB.FILES[kind]].append(rec)
+                used.add(name)
+            desc = str(prop.get("Description") or "").strip()
+            if desc:
+                rec = IB._base(f"{name}:desc", "description", image, category, difficulty, AUTHORS_REPO)
+                rec["description"] = desc
+                out_recs[IB.FILES["description"]].append(rec)
+                used.add(name)
+        (out / "images").mkdir(parents=True, exist_ok=True)
+        for name in sorted(used):
+            dst = out / "images" / name
+            if name in files:
+                shutil.copyfile(files[name], dst)
+            else:
+                with zf.open(members[name]) as src, dst.open("wb") as fh:  # type: ignore[union-attr]
+                    shutil.copyfileobj(src, fh)
+    finally:
+        if zf is not None:
+            zf.close()
+    if junk:
+        report.note(f"{junk} macOS '._' / __MACOSX entries in the release's images were ignored")
+    if replacement:
+        report.note(f"{replacement} questions hold U+FFFD characters (kept as published)")
+    report.note(NOTE_LETTERS)
+    _declare_categories(out_recs)
+    counts = IB.write_dataset(out, out_recs)
+    for name, k in counts.items():
+        report.wrote("ambi_illusionbench_" + name.split("_", 1)[1], k)
+    return counts
+
+
+def _is_tf(qa: Any) -> bool:
+    return isinstance(qa, dict) and IB._words(qa.get("Question Type")) in ("tf", "true false", "judge", "binary")
+
+
+def _question_record(rid: str, qa: Any, image: str, category: str, difficulty: str, seed: int) -> dict:
+    if not isinstance(qa, dict):
+        raise ValueError("bad question: not an object")
+    question, answer = str(qa.get("Question") or "").strip(), qa.get("Correct Answer")
+    qtype = IB._words(qa.get("Question Type"))
+    if not question or answer is None or str(answer).strip() == "":
+        raise ValueError("empty question or answer")
+    if _is_tf(qa):
+        rec = IB._base(rid, "true_false", image, category, difficulty, AUTHORS_REPO)
+        try:
+            rec.update(question=question, answer_bool=IB._as_bool(answer, where=rid))
+        except ValueError:
+            raise ValueError(f"bad true/false answer: {answer!r} is neither True nor False") from None
+        return rec
+    if qtype not in ("select", "mc", "multiple choice", "choice"):
+        raise ValueError(f"unknown question type: {qa.get('Question Type')!r}")
+    n = option_count(question)
+    if n > 4:
+        raise ValueError(f"more than four options: {n} option markers (up to {_ROMAN[n - 1]}.)")
+    parsed = IB.parse_inline_options(question)
+    if parsed is None:
+        raise ValueError("no options: cannot find the options i. ii. iii. iv. in the question")
+    stem, options = parsed
+    try:
+        return IB.mc_record(
+            rid,
+            image=image,
+            category=category,
+            difficulty=difficulty,
+            question=stem,
+            options=options,
+            answer=answer,
+            shuffle_seed=seed,
+            source=AUTHORS_REPO,
+        )
+    except ValueError:
+        raise ValueError(f"answer not among the options: {answer!r} is none of {options}") from None
+
+
+def _declare_categories(records: dict[str, list[dict]]) -> None:
+    """Every record reports every category and difficulty of the paper: a breakdown the data cannot make is NaN."""
+    for recs in records.values():
+        for rec in recs:
+            rec["breakdown_declared"] = {"image_category": list(IB.CATEGORIES), "difficulty": list(IB.DIFFICULTIES)}
+
+
+def convert_lmms(dsets, out: Path, report: LoadReport, *, source: str, shuffle_seed: int) -> dict[str, int]:
+    """lmms-eval's converted copy (one row per question, image embedded) -> canonical records, row by row."""
+    from tqdm import tqdm
+
+    from ambi_plugin.benchmarks.hub import save_image
+
+    split = "test" if "test" in dsets else next(iter(dsets))
+    out_recs: dict[str, list[dict]] = {IB.FILES["true_false"]: [], IB.FILES["choice"]: []}
+    cat_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP")) or dict(LETTER_CATEGORIES)
+    diff_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP"))
+    for n, row in enumerate(tqdm(dsets[split], desc=f"IllusionBench: {source}", unit="row")):
+        report.read()
+        rid = str(row.get("question_id") or f"{row.get('image_name')}:{n}")
+        plain = {k: v for k, v in row.items() if k != "image"}
+        task = "ambi_illusionbench_tf" if IB._words(row.get("question_type")) == "tf" else "ambi_illusionbench_mc"
+        try:
+            if row.get("image") is None:
+                raise ValueError("missing image: the row has no image")
+            got = IB.records_from_lmms_rows(
+                [plain], shuffle_seed=shuffle_seed, source=source, category_map=cat_map, difficulty_map=diff_map
+            )
+        except ValueError as exc:
+            report.skip(rid, _reason(str(exc)), task=task)
+            continue
+        name = str(row.get("image_name") or f"{rid}.png")
+        save_image(row["image"], out / "images" / name)
+        for key, recs in got.items():
+            for rec in recs:
+                rec["id"] = rid if rec["id"].endswith(":0") else rec["id"]
+                out_recs[key].append(rec)
+    report.note(NOTE_LETTERS)
+    report.note("lmms-eval's copy has no golden descriptions: ambi_illusionbench_description has no records")
+    _declare_categories(out_recs)
+    counts = IB.write_dataset(out, out_recs)
+    for name, k in counts.items():
+        report.wrote("ambi_illusionbench_" + name.split("_", 1)[1], k)
+    return counts
+
+
+def _reason(text: str) -> str:
+    """A loader message as ``kind: detail``."""
+    low = text.lower()
+    for key, kind in (
+        ("matches no option", "answer not among the options"),
+        ("four options", "more than four options"),
+        ("cannot find the options", "no options"),
+        ("neither true nor false", "bad true/false answer"),
+        ("image category", "unknown category"),
+        ("difficulty", "unknown difficulty"),
+        ("question_type", "unknown question type"),
+    ):
+        if key in low:
+            return f"{kind}: {text}"
+    return text
+
+
+# ----------------------------------------------------------------------------- materialising
+
+
+def _layout(folder: Path) -> str:
+    if any(folder.rglob(ANNOTATIONS)):
+        return "authors"
+    if any(folder.glob("illusionbench_*.jsonl")):
+        return "canonical"
+    return "hub-parquet"
+
+
+def materialize_folder(folder: str | Path, *, source: str | None = None, shuffle_seed: int | None = None) -> Path:
+    """A release folder (the authors' JSON + zip, or lmms-eval's parquet copy) converted once into the cache."""
+    from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
+
+    folder = Path(folder).expanduser()
+    if folder.is_file() and folder.suffix.lower() == ".zip":
+        folder = unpack_zip(folder, benchmark=IB.BENCHMARK)
+    layout = _layout(folder)
+    if layout == "canonical":
+        return folder
+    seed = IB.SHUFFLE_SEED if shuffle_seed is None else int(shuffle_seed)
+    env = [os.environ.get(k, "") for k in ("AMBI_ILLUSIONBENCH_CATEGORY_MAP", "AMBI_ILLUSIONBENCH_DIFFICULTY_MAP")]
+    out = benchmark_cache(IB.BENCHMARK, source_key(CONVERTER_VERSION, str(folder.resolve()), str(seed), *env))
+    if (out / ".complete").is_file():
+        return out
+    label = source or str(folder)
+
+    def build(tmp: Path) -> None:
+        report = LoadReport(IB.BENCHMARK, label, strict=strict_mode())
+        if layout == "authors":
+            counts = convert_authors(folder, tmp, report, shuffle_seed=seed)
+        else:
+            from ambi_plugin.benchmarks.hub import load_hub_dataset
+
+            counts = convert_lmms(
+                load_hub_dataset(str(folder), benchmark=IB.BENCHMARK), tmp, report, source=label, shuffle_seed=seed
+            )
+        (tmp / "manifest.json").write_text(
+            json.dumps(
+                {"benchmark": IB.BENCHMARK, "source": label, "layout": layout, "shuffle_seed": seed, "counts": counts}
+            )
+            + "\n"  # fmt: skip
+        )
+        report.emit(tmp)
+
+    return materialize(out, build)
+
+
+def materialize_from_hub(repo: str | None = None, *, shuffle_seed: int | None = None) -> Path:
+    """The Hub release (``$AMBI_ILLUSIONBENCH_HUB``, default the authors' :data:`AUTHORS_REPO`; lmms-eval's copy
+    and local folders laid out like either work too) from the Hub or the HF cache, converted once."""
+    repo = repo or os.environ.get("AMBI_ILLUSIONBENCH_HUB") or AUTHORS_REPO
+    path = Path(repo).expanduser()
+    if path.exists():
+        return materialize_folder(path, source=str(repo), shuffle_seed=shuffle_seed)
+    if "/" not in repo or repo.startswith((".", "/", "~")):
+        from ambi_plugin.benchmarks.hub import DataUnavailableError
+
+        raise DataUnavailableError(
+            f"illusionbench: {repo!r} is neither a folder nor a Hub repo id. Point AMBI_ILLUSIONBENCH_DIR at a local "
+            f"copy (the authors' {ANNOTATIONS} + {IMAGES_ZIP}, or its folder), or AMBI_ILLUSIONBENCH_HUB at a repo."
+        )
+    folder = hub_snapshot(repo, benchmark=IB.BENCHMARK)
+    return materialize_folder(folder, source=f"hf://datasets/{repo}", shuffle_seed=shuffle_seed)
+
+
+__all__ = [
+    "AUTHORS_REPO",
+    "LETTER_CATEGORIES",
+    "LMMS_REPO",
+    "category_of",
+    "convert_authors",
+    "convert_lmms",
+    "materialize_folder",
+    "materialize_from_hub",
+    "option_count",
+]

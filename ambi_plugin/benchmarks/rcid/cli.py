@@ -1,0 +1,27 @@
+"""``ambi rcid-copy``: write a local RCID copy (generated, or read from a Hub-layout source)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def write_rcid_copy(
+    out: Path, *, hub: str | None = None, seed: int = 0, n: int = 8, default_type: str | None = None
+) -> dict:
+    """Generate an offline copy (``hub`` None) or convert ``hub`` (an id or a folder laid out like the Hub)."""
+    if hub is None:
+        from .synthetic import build_synthetic
+
+        root = build_synthetic(out, seed=seed, n=n)
+    else:
+        from ambi_plugin.benchmarks.hub import load_hub_dataset
+        from ambi_plugin.paths import replace_dir_atomically
+
+        from .hub import convert
+
+        loaded = load_hub_dataset(hub, benchmark="rcid")
+        root = replace_dir_atomically(
+            Path(out), lambda tmp: convert(loaded, tmp, source=hub, default_type=default_type)
+        )
+    return json.loads((Path(root) / "manifest.json").read_text(encoding="utf-8"))

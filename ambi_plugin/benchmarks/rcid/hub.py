@@ -1,0 +1,188 @@
+"""Read the public RCID copy as published and turn it into the canonical schema.
+
+``mao1207/RCID`` on the HF Hub is an ``imagefolder`` dataset (card checked Nov 2026): one ``test`` split of
+867 images, columns ``image`` and ``label`` (a ClassLabel of 4 classes; the first is ``look_like_different``),
+no questions and no answers beyond the class. So the questions come from the paper's templates
+(:data:`prompts.QUESTION`), and the answers from what the class says (:data:`LABELS`):
+
+* ``look_like_different``: the two regions are the same in pixels but people see them differ: an illusion;
+  pixel answer "They are exactly same", human answer either "darker" option (the release does not say which
+  side looked darker, so both count as human-like);
+* ``look_like_same``: the regions differ in pixels but look the same: an illusion; human answer "exactly
+  same", pixel answer either "darker" option;
+* ``same`` / ``different`` (also ``is_same`` / ``is_different``): controls, humans agree with the pixels.
+
+The illusion type comes from a ``type`` / ``illusion_type`` column, else a folder of the image path named
+``contrast``, ``stripe`` or ``filter``, else ``default_type`` (``$AMBI_RCID_TYPE``) when the user knows the copy
+holds one type. Filter images need color lists the class cannot give. A row we cannot score (unknown class,
+unknown type, a filter row, an unreadable image) is reported with its id and reason, skipped and counted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from . import prompts as P
+from .records import RcidItem, write_copy
+
+HUB_ID = "mao1207/RCID"
+log = logging.getLogger(__name__)
+
+SAME, DARKER = [P.SAME], [0, 1]
+# class -> (is_illusion, pixel answers, human answers)
+LABELS: dict[str, tuple[bool, list[int], list[int]]] = {
+    "look_like_different": (True, SAME, DARKER),
+    "look_like_same": (True, DARKER, SAME),
+    "same": (False, SAME, SAME),
+    "is_same": (False, SAME, SAME),
+    "different": (False, DARKER, DARKER),
+    "is_different": (False, DARKER, DARKER),
+}
+
+
+def _label_name(row: dict, names: list[str] | None) -> str | None:
+    lab = row.get("label")
+    if isinstance(lab, int) and names and 0 <= lab < len(names):
+        return names[lab]
+    return str(lab) if isinstance(lab, str) else None
+
+
+def _image_path(image: Any) -> str:
+    if isinstance(image, dict):
+        return str(image.get("path") or "")
+    return str(getattr(image, "filename", "") or "")
+
+
+def _type_of(row: dict, path: str, default_type: str | None) -> str | None:
+    for key in ("type", "illusion_type"):
+        val = str(row.get(key) or "").strip().lower()
+        if val in P.TYPES:
+            return val
+    parts = [p.lower() for p in re.split(r"[\\/]", path)[:-1]]
+    found = [t for t in P.TYPES if t in parts]
+    if len(found) == 1:
+        return found[0]
+    return default_type
+
+
+def convert_split(rows, names: list[str] | None, split: str, root: Path, *, default_type: str | None):
+    """Rows of one split -> (items, skipped); images are saved under ``root/images/<split>/``."""
+    from ambi_plugin.benchmarks.hub import save_image
+
+    items: list[RcidItem] = []
+    skipped: list[dict] = []
+    seen: set[str] = set()
+    for k, row in enumerate(rows):
+        image = row.get("image")
+        path = _image_path(image)
+        stem = re.sub(r"[^\w.-]+", "_", Path(path).stem) if path else ""
+        rid = f"{split}_{stem}" if stem else f"{split}_{k:04d}"
+        rid = rid if rid not in seen else f"{rid}_{k}"
+        seen.add(rid)
+        label = _label_name(row, names)
+        ttype = _type_of(row, path, default_type)
+        reason = None
+        if label not in LABELS:
+            reason = f"label {label!r} is not one we can score (known: {', '.join(LABELS)})"
+        elif ttype is None:
+            reason = "illusion type unknown (no type column, no contrast/stripe/filter folder; set AMBI_RCID_TYPE)"
+        elif ttype == "filter":
+            reason = "filter image without acceptable color lists (the class gives none)"
+        elif image is None:
+            reason = "no image"
+        if reason is None:
+            rel = f"images/{split}/{rid}.png"
+            try:
+                save_image(image, root / rel)
+                from PIL import Image
+
+                with Image.open(root / rel) as im:
+                    im.load()
+            except Exception as exc:  # noqa: BLE001 - a bad image is a bad row, never fatal
+                reason = f"image cannot be read ({type(exc).__name__}: {exc})"
+                (root / rel).unlink(missing_ok=True)
+        if reason is not None:
+            skipped.append({"id": rid, "reason": reason})
+            log.warning("RCID: skipped row %s: %s", rid, reason)
+            continue
+        is_ill, pixel, human = LABELS[label]
+        items.append(
+            RcidItem(
+                id=rid,
+                illusion_type=ttype,
+                image=rel,
+                is_illusion=is_ill,
+                question=P.QUESTION[ttype],
+                pixel=list(pixel),
+                human=list(human),
+                source=f"{HUB_ID}:{split}",
+                extra={"label": label, "split": split},
+            )
+        )
+    return items, skipped
+
+
+def convert(dsets, root: Path, *, source: str, default_type: str | None = None) -> dict:
+    """A loaded DatasetDict (or {split: rows}) -> a canonical copy in ``root``; returns the manifest."""
+    items, skipped = [], []
+    for split, rows in dsets.items():
+        feats = getattr(rows, "features", None) or {}
+        names = getattr(feats.get("label"), "names", None) if hasattr(feats, "get") else None
+        if hasattr(rows, "cast_column") and "image" in feats:
+            import datasets
+
+            rows = rows.cast_column("image", datasets.Image(decode=False))  # keep path + bytes
+        got, bad = convert_split(rows, names, split, root, default_type=default_type)
+        items += got
+        skipped += bad
+    if skipped:
+        log.warning("RCID: %d row(s) skipped; ids and reasons are in the copy's manifest.json", len(skipped))
+    return write_copy(root, items, skipped=skipped, source=source)
+
+
+def load_report(manifest: dict, source: str, rows_read: int | None = None):
+    """The shared :class:`~ambi_plugin.benchmarks.release.LoadReport` of a converted copy (its manifest)."""
+    from ambi_plugin.benchmarks.release import LoadReport
+
+    report = LoadReport("rcid", source)
+    counts = manifest.get("counts") or {}
+    skipped = manifest.get("skipped") or []
+    report.read(rows_read if rows_read is not None else len(skipped) + sum(counts.values()))
+    for name, n in counts.items():
+        report.wrote(f"ambi_{name}", n)
+    for row in skipped:
+        reason = str(row.get("reason", ""))
+        kind = reason.split("(", 1)[0].strip() or "bad row"
+        report.skip(row.get("id"), reason if ":" in reason.split("(", 1)[0] else f"{kind}: {reason}")
+    return report
+
+
+def materialize_from_hub(source: str | None = None, default_type: str | None = None) -> Path:
+    """The Hub release (``$AMBI_RCID_HUB``, default ``mao1207/RCID``; a local folder laid out like the Hub
+    works too) as canonical records in the cache, fetched through ``huggingface_hub`` into the HF cache (offline,
+    ``HF_HUB_OFFLINE=1``, only the cache is read). Bad rows are skipped and counted in the load report."""
+    from ambi_plugin.benchmarks.hub import benchmark_cache, load_hub_dataset, materialize, source_key
+    from ambi_plugin.benchmarks.release import hub_snapshot
+
+    src = source or os.environ.get("AMBI_RCID_HUB") or HUB_ID
+    dtype = default_type or os.environ.get("AMBI_RCID_TYPE") or None
+    if dtype is not None and dtype not in P.TYPES:
+        raise ValueError(f"AMBI_RCID_TYPE={dtype!r}; expected one of {', '.join(P.TYPES)}")
+    local = Path(str(src)).expanduser()
+    folder, label = (
+        (str(local), str(src)) if local.exists() else (str(hub_snapshot(src, benchmark="rcid")), f"hf://datasets/{src}")
+    )
+    out = benchmark_cache("rcid", source_key("2", folder, str(dtype)))
+    if (out / ".complete").is_file():
+        return out
+    loaded = load_hub_dataset(folder, benchmark="rcid")
+
+    def build(tmp: Path) -> None:
+        manifest = convert(loaded, tmp, source=label, default_type=dtype)
+        load_report(manifest, label).emit(tmp)
+
+    return materialize(out, build)

@@ -1,0 +1,219 @@
+"""Reading a benchmark's release as its authors (or the Hub) publish it: where it comes from, and what was read.
+
+* :class:`LoadReport` counts the rows read, the records written per task, and every row skipped with its id and
+  reason. A bad row is reported once, skipped and counted; with strict mode (``$AMBI_STRICT=1`` or ``strict: true``
+  in the ambi config) the first bad row stops the load instead. The report is printed when a benchmark is first
+  materialised and saved as ``load_report.json`` next to the records, where the results JSON picks it up.
+* :func:`hub_snapshot` fetches a Hub dataset repo's files through ``huggingface_hub`` (the HF cache, and
+  ``HF_HUB_OFFLINE=1``, honoured); :func:`unpack_zip` turns a downloaded zip into a folder once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPORT_FILE = "load_report.json"
+UNASSIGNED = "(no task)"
+
+
+class BadRowError(ValueError):
+    """A release row that cannot become a record (raised only in strict mode; otherwise the row is skipped)."""
+
+
+def strict_mode() -> bool:
+    """``$AMBI_STRICT`` (1/true/yes), else ``strict`` in the ambi config; default off."""
+    env = os.environ.get("AMBI_STRICT")
+    if env is not None and env.strip() != "":
+        return env.strip().lower() in ("1", "true", "yes", "on")
+    from ambi_plugin.config import load_config
+
+    return bool(load_config().get("strict", False))
+
+
+@dataclass
+class LoadReport:
+    """What one load of a release read, wrote and skipped."""
+
+    benchmark: str
+    source: str
+    strict: bool = False
+    rows_read: int = 0
+    records: Counter = field(default_factory=Counter)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def read(self, n: int = 1) -> None:
+        self.rows_read += n
+
+    def wrote(self, task: str, n: int = 1) -> None:
+        self.records[task] += n
+
+    def skip(self, rid: Any, reason: str, *, task: str | None = None, also: tuple[str, ...] = ()) -> None:
+        """Report a bad row (id and reason); in strict mode raise :class:`BadRowError` instead.
+
+        ``task`` is the task the row belonged to; ``also`` names further tasks built from the same row (a 4-shot
+        variant), which count it among their skipped rows too."""
+        entry: dict[str, Any] = {"id": str(rid), "reason": str(reason), "task": task or UNASSIGNED}
+        if also:
+            entry["also"] = list(also)
+        if self.strict:
+            raise BadRowError(
+                f"{self.benchmark}: row {entry['id']!r} of {self.source}: {entry['reason']} "
+                "(strict mode is on: unset AMBI_STRICT to skip and count bad rows instead)"
+            )
+        self.skipped.append(entry)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    @staticmethod
+    def reason_key(reason: str) -> str:
+        """The kind of a reason (its text before the first colon), for counting."""
+        return reason.split(":", 1)[0].strip()
+
+    def skipped_by_reason(self, task: str | None = None) -> dict[str, int]:
+        rows = [s for s in self.skipped if task is None or s["task"] == task]
+        return dict(sorted(Counter(self.reason_key(s["reason"]) for s in rows).items()))
+
+    def skipped_by_task(self) -> dict[str, int]:
+        return dict(sorted(Counter(s["task"] for s in self.skipped).items()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "source": self.source,
+            "strict": self.strict,
+            "rows_read": self.rows_read,
+            "records": dict(sorted(self.records.items())),
+            "records_total": sum(self.records.values()),
+            "skipped_total": len(self.skipped),
+            "skipped_by_reason": self.skipped_by_reason(),
+            "skipped_by_task": self.skipped_by_task(),
+            "skipped": self.skipped,
+            "notes": self.notes,
+        }
+
+    def write(self, folder: str | Path) -> Path:
+        path = Path(folder) / REPORT_FILE
+        path.write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        return path
+
+    def summary(self, *, max_rows: int = 50) -> str:
+        lines = [
+            f"ambi-plugin: loaded {self.benchmark} from {self.source}",
+            f"  rows read: {self.rows_read}; records written: {sum(self.records.values())}; "
+            f"rows skipped: {len(self.skipped)}",
+        ]
+        for task, n in sorted(self.records.items()):
+            lines.append(f"    {task}: {n}")
+        if self.skipped:
+            lines.append("  skipped by reason: " + ", ".join(f"{k} {v}" for k, v in self.skipped_by_reason().items()))
+            for s in self.skipped[:max_rows]:
+                lines.append(f"    skipped {s['id']} ({s['task']}): {s['reason']}")
+            if len(self.skipped) > max_rows:
+                lines.append(f"    ... {len(self.skipped) - max_rows} more in {REPORT_FILE}")
+        for text in self.notes:
+            lines.append(f"  note: {text}")
+        return "\n".join(lines)
+
+    def emit(self, folder: str | Path | None = None) -> None:
+        """Save the report in ``folder`` (if given) and print its summary to stderr."""
+        if folder is not None:
+            self.write(folder)
+        print(self.summary(), file=sys.stderr, flush=True)
+
+
+def read_report(folder: str | Path) -> dict[str, Any] | None:
+    """The saved load report of a materialised folder, or None (a canonical copy made elsewhere has none)."""
+    path = Path(folder) / REPORT_FILE
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def hub_snapshot(repo_id: str, *, benchmark: str, revision: str | None = None, patterns: list[str] | None = None):
+    """The local folder of a Hub dataset repo's files (downloaded, or from the HF cache when offline).
+
+    Raises :class:`ambi_plugin.benchmarks.hub.DataUnavailableError` with what to do instead."""
+    from ambi_plugin.benchmarks.hub import DataUnavailableError
+
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError as exc:  # pragma: no cover - datasets brings huggingface_hub
+        raise DataUnavailableError(
+            f"{benchmark}: loading {repo_id!r} from the Hub needs huggingface_hub: pip install 'ambi-plugin[lmms]'"
+        ) from exc
+    try:
+        return Path(snapshot_download(repo_id=repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns))
+    except Exception as exc:  # noqa: BLE001 - one actionable message
+        offline = os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("HF_DATASETS_OFFLINE") == "1"
+        raise DataUnavailableError(
+            f"{benchmark}: cannot get the Hub dataset {repo_id!r} ({type(exc).__name__}: {str(exc)[:300]})"
+            + (" while offline (HF_HUB_OFFLINE=1) and it is not in the HF cache" if offline else "")
+            + f". Download it once with network (huggingface-cli download {repo_id} --repo-type dataset), or point "
+            f"AMBI_{benchmark.upper()}_DIR at a local copy (the folder as downloaded, or its zip)."
+        ) from None
+
+
+def unpack_zip(archive: str | Path, *, benchmark: str) -> Path:
+    """A zip's content, unpacked once into the cache (macOS ``__MACOSX`` and ``._`` entries left out)."""
+    from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
+
+    archive = Path(archive)
+    st = archive.stat()
+    out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), str(st.st_size), str(st.st_mtime_ns)))
+
+    def build(tmp: Path) -> None:
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                parts = Path(info.filename).parts
+                if info.is_dir() or not parts or "__MACOSX" in parts or parts[-1].startswith("._"):
+                    continue
+                if Path(info.filename).is_absolute() or ".." in parts:
+                    continue
+                dst = tmp / Path(*parts)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, dst.open("wb") as fh:
+                    while chunk := src.read(1 << 20):
+                        fh.write(chunk)
+
+    return materialize(out, build)
+
+
+def zip_members(archive: str | Path) -> tuple[dict[str, str], int]:
+    """{file name: member path} of the images in a zip, and how many macOS ``._`` / ``__MACOSX`` entries it holds."""
+    names: dict[str, str] = {}
+    junk = 0
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            parts = Path(info.filename).parts
+            if info.is_dir() or not parts:
+                continue
+            if "__MACOSX" in parts or parts[-1].startswith("._"):
+                junk += 1
+                continue
+            names.setdefault(parts[-1], info.filename)
+    return names, junk
+
+
+__all__ = [
+    "BadRowError",
+    "LoadReport",
+    "REPORT_FILE",
+    "hub_snapshot",
+    "read_report",
+    "strict_mode",
+    "unpack_zip",
+    "zip_members",
+]

@@ -1,0 +1,119 @@
+"""``ambi validate DIR``: check every row of a built folder; one line per problem, with the record id.
+
+A row's record is checked as the build checks it (:mod:`ambi_plugin.data.hub.checks`), its images decoded from
+the row's own bytes; the typed columns must agree with the record (id, records name); the card must parse, list
+the built configs and carry the required metadata. Rows are read in small batches (flat memory).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from ambi_plugin.data.hub.checks import check_record
+
+REQUIRED_COLUMNS = ("id", "records", "benchmark", "category", "task_type", "images", "video", "record")
+
+
+def parquet_files(folder: Path) -> list[Path]:
+    return sorted((folder / "data").rglob("*.parquet"))
+
+
+def iter_rows(path: Path, batch: int = 32) -> Iterator[dict]:
+    """Rows of one parquet file, images as {bytes, path}, class labels as names."""
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(str(path))
+    names = _class_names(pf.schema_arrow)
+    for rb in pf.iter_batches(batch_size=batch):
+        for row in rb.to_pylist():
+            for col, labels in names.items():
+                if isinstance(row.get(col), int) and 0 <= row[col] < len(labels):
+                    row[col] = labels[row[col]]
+            yield row
+
+
+def _class_names(schema) -> dict[str, list[str]]:
+    meta = (schema.metadata or {}).get(b"huggingface")
+    if not meta:
+        return {}
+    feats = json.loads(meta).get("info", {}).get("features", {})
+    return {k: v["names"] for k, v in feats.items() if isinstance(v, dict) and v.get("_type") == "ClassLabel"}
+
+
+def _check_card(folder: Path, configs: set[str]) -> list[str]:
+    from huggingface_hub import DatasetCard
+
+    from ambi_plugin.data.hub.card import REQUIRED_METADATA
+
+    path = folder / "README.md"
+    if not path.is_file():
+        return [f"{path}: missing (the dataset card; ambi build writes it)"]
+    try:
+        card = DatasetCard(path.read_text(encoding="utf-8"))
+    except Exception as exc:  # noqa: BLE001 - any parse failure is a problem line
+        return [f"{path}: the card's YAML header does not parse ({exc})"]
+    meta = card.data.to_dict()
+    out = [f"{path}: metadata field '{k}' is missing" for k in REQUIRED_METADATA if not meta.get(k)]
+    listed = {c.get("config_name") for c in meta.get("configs") or []}
+    out += [f"{path}: config {c!r} is built but not listed under 'configs'" for c in sorted(configs - listed)]
+    return out
+
+
+def validate_folder(folder: str | Path) -> list[str]:
+    """Every problem of a built folder (empty = valid)."""
+    from ambi_plugin.data.hub.build import read_build_info
+    from ambi_plugin.data.hub.registry import REGISTRY
+
+    folder = Path(folder)
+    try:
+        info = read_build_info(folder)
+    except (FileNotFoundError, json.JSONDecodeError) as exc:
+        return [str(exc)]
+    entry = REGISTRY.get(info.get("benchmark", ""))
+    known = set(entry.categories()) if entry is not None and entry.categories is not None else None
+    files = parquet_files(folder)
+    problems: list[str] = [] if files else [f"{folder}/data: no parquet files"]
+    configs: set[str] = set()
+    for path in files:
+        rel = path.relative_to(folder)
+        configs.add(path.parent.name)
+        seen: set[str] = set()
+        try:
+            rows = list(_columns_of(path))
+        except Exception as exc:  # noqa: BLE001 - an unreadable file is one problem line
+            problems.append(f"{rel}: cannot read ({type(exc).__name__}: {exc})")
+            continue
+        missing = [c for c in REQUIRED_COLUMNS if c not in rows]
+        if missing:
+            problems.append(f"{rel}: missing column(s) {', '.join(missing)}")
+            continue
+        for i, row in enumerate(iter_rows(path)):
+            where = f"{rel} row {i}"
+            try:
+                rec = json.loads(row["record"])
+            except (TypeError, json.JSONDecodeError):
+                problems.append(f"{where}: id={row.get('id')!r}: column 'record' is not a JSON record")
+                continue
+            media = {m["path"]: m["bytes"] for m in row.get("images") or [] if m and m.get("path")}
+            if isinstance(rec, dict) and rec.get("video"):
+                media[rec["video"]] = row.get("video")
+            checked = check_record(rec, where=where, read=media.get, categories=known, seen=seen)
+            problems.extend(checked.problems)
+            if isinstance(rec, dict) and str(rec.get("id")) != row.get("id"):
+                problems.append(f"{where}: id={row.get('id')!r}: column 'id' differs from the record's id")
+            if row.get("records") != path.parent.name and info.get("records_files", {}).get(row.get("records")) is None:
+                problems.append(f"{where}: id={row.get('id')!r}: column 'records' {row.get('records')!r} is unknown")
+            if isinstance(rec, dict) and rec.get("category") != row.get("category"):
+                problems.append(f"{where}: id={row.get('id')!r}: column 'category' differs from the record's")
+    return problems + _check_card(folder, configs)
+
+
+def _columns_of(path: Path) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return list(pq.ParquetFile(str(path)).schema_arrow.names)
+
+
+__all__ = ["REQUIRED_COLUMNS", "iter_rows", "parquet_files", "validate_folder"]

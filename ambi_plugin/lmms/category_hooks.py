@@ -1,0 +1,164 @@
+"""What lets a new category be a YAML file alone: derived metrics and joining a group of ours by a key.
+
+Both are small wrappers installed with the other hooks (:func:`ambi_plugin.lmms.discovery.install_hooks`); each
+touches only tasks that are ours (``dataset_path: ambi://...``) or groups that are ours (their YAML lies in our
+``task_yamls/``), and never raises into lmms-eval.
+
+* **Derived metrics.** After a task of ours has loaded its rows, every metric its ``process_results`` reports for
+  them (the task type's metrics, ``acc_<view>`` for each positional view in the data, breakdowns) that the YAML's
+  ``metric_list`` does not name is added, with the matching ``ambi_plugin.lmms.aggregate`` function. A YAML that
+  includes a task-type template therefore needs no ``metric_list`` at all.
+* **Joining a group.** A task YAML (anywhere on the include path) that sets ``metadata: {join_groups: [G, ...]}``
+  becomes a member of each group ``G`` of ours (``ambibench_all``, ``ambibench_color`` ...) whenever lmms-eval
+  loads that group. lmms-eval 0.7.3 reads a group's members from the group's YAML when it loads the group
+  (``TaskManager._get_config``); the wrapper adds the joining tasks to that list, for our groups only.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+
+log = logging.getLogger("ambi_plugin")
+
+_MARK = "__ambi_plugin_wrapped__"
+JOIN_KEY = "join_groups"
+
+
+# ----------------------------------------------------------------------------- derived metrics
+
+
+def derived_metrics(task) -> list[str]:
+    """Metric names the task's rows report that its metric list lacks (in first-seen order)."""
+    from ambi_plugin.lmms.hooks import expected_metrics
+
+    cfg = task.config
+    split = cfg.test_split or "test"
+    dataset = getattr(task, "dataset", None)
+    if dataset is None or split not in dataset:
+        return []
+    have = set(getattr(task, "_metric_fn_list", {}) or {})
+    names: dict[str, None] = {}
+    for doc in dataset[split]:
+        for name in expected_metrics(doc, cfg.process_results):
+            if name not in have:
+                names.setdefault(name)
+    return list(names)
+
+
+def add_derived_metrics(task) -> list[str]:
+    """Add the derived metrics to a task of ours (aggregation from ``ambi_plugin.lmms.aggregate``)."""
+    from ambi_plugin.core.scoring import HIGHER_IS_BETTER, _split_name
+    from ambi_plugin.lmms import aggregate
+
+    added = derived_metrics(task)
+    for name in added:
+        base = name if name in HIGHER_IS_BETTER else (_split_name(name) or (name, ""))[0]
+        higher = HIGHER_IS_BETTER.get(base, True)
+        agg = getattr(aggregate, name)
+        task._metric_fn_list[name] = None
+        task._metric_fn_kwargs[name] = {}
+        task._aggregation_list[name] = agg
+        task._higher_is_better[name] = higher
+        if task.config.metric_list is not None:
+            task.config.metric_list.append({"metric": name, "aggregation": agg, "higher_is_better": higher})
+    return added
+
+
+def patch_derived_metrics() -> None:
+    from lmms_eval.api.task import ConfigurableTask
+
+    original = ConfigurableTask.download
+    if getattr(original, _MARK + "metrics", False):
+        return
+
+    @functools.wraps(original)
+    def download(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        if str(getattr(self.config, "dataset_path", "") or "").startswith("ambi://"):
+            try:
+                add_derived_metrics(self)
+            except Exception as exc:  # noqa: BLE001 - never break a run over an optional convenience
+                log.warning(
+                    "ambi-plugin: could not derive metrics of %s (%s: %s)", self.config.task, type(exc).__name__, exc
+                )
+        return out
+
+    setattr(download, _MARK, True)
+    setattr(download, _MARK + "metrics", True)
+    ConfigurableTask.download = download
+
+
+# ----------------------------------------------------------------------------- joining a group
+
+
+def _is_ours(yaml_path) -> bool:
+    from ambi_plugin.paths import tasks_dir
+
+    if not isinstance(yaml_path, str):
+        return False
+    ours = os.path.realpath(tasks_dir())
+    return os.path.realpath(yaml_path).startswith(ours + os.sep)
+
+
+def joining_tasks(manager, group: str) -> list[str]:
+    """Tasks of the manager's index outside lmms-eval's own folder that declare ``metadata.join_groups: group``."""
+    from lmms_eval import utils
+
+    builtin = os.path.realpath(os.path.dirname(utils.__file__)) + os.sep + "tasks" + os.sep
+    cache = manager.__dict__.setdefault("_ambi_joins", None)
+    if cache is None:
+        cache = {}
+        for name, entry in manager.task_index.items():
+            path = entry.get("yaml_path")
+            if entry.get("type") != "task" or not isinstance(path, str) or os.path.realpath(path).startswith(builtin):
+                continue
+            try:
+                meta = utils.load_yaml_config(path, mode="simple").get("metadata") or {}
+            except Exception:  # noqa: BLE001 - a YAML lmms-eval indexed but we cannot read is not ours to judge
+                continue
+            joins = meta.get(JOIN_KEY) if isinstance(meta, dict) else None
+            for g in [joins] if isinstance(joins, str) else list(joins or []):
+                cache.setdefault(str(g), []).append(name)
+        manager._ambi_joins = cache
+    return sorted(cache.get(group, []))
+
+
+def patch_group_membership() -> None:
+    from lmms_eval.tasks import TaskManager
+
+    original = TaskManager._get_config
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def _get_config(self, *args, **kwargs):
+        config = original(self, *args, **kwargs)
+        try:
+            name = args[0] if args else kwargs.get("name")
+            entry = self.task_index.get(name) or {}
+            if (
+                entry.get("type") == "group"
+                and _is_ours(entry.get("yaml_path"))
+                and isinstance(config.get("task"), list)
+            ):
+                extra = [t for t in joining_tasks(self, name) if t not in config["task"]]
+                if extra:
+                    config = {**config, "task": [*config["task"], *extra]}
+        except Exception as exc:  # noqa: BLE001 - never break task loading
+            log.warning("ambi-plugin: group %s: could not add joining tasks (%s: %s)", name, type(exc).__name__, exc)
+        return config
+
+    setattr(_get_config, _MARK, True)
+    TaskManager._get_config = _get_config
+
+
+__all__ = [
+    "JOIN_KEY",
+    "add_derived_metrics",
+    "derived_metrics",
+    "joining_tasks",
+    "patch_derived_metrics",
+    "patch_group_membership",
+]

@@ -1,0 +1,94 @@
+"""``ambi report``: read results folders, build the tables, tests and charts, write each format."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ambi_plugin.reports import render
+from ambi_plugin.reports.runs import Run, load_runs
+from ambi_plugin.reports.significance import category_tests, model_tests
+from ambi_plugin.reports.tables import Row, Table, add_paper_rows, build_tables
+
+
+@dataclass
+class Report:
+    runs: list[Run]
+    tables: list[Table]
+    tests: list[dict]
+    plots: dict[str, list[str]] = field(default_factory=dict)  # table key -> image paths (relative to out)
+    written: dict[str, Path] = field(default_factory=dict)  # format -> file
+
+
+def human_row(table: Table) -> Row | None:
+    """The paper's first human row for this table (shipped reference data), aligned to its columns."""
+    probe = copy.copy(table)
+    probe.rows, probe.notes = list(table.run_rows()), []
+    add_paper_rows(probe)
+    return next((r for r in probe.rows if r.kind == "paper" and (r.group == "Human" or r.label.lower().startswith("human"))),
+                None)  # fmt: skip
+
+
+def make_plots(tables: Sequence[Table], out_dir: Path) -> dict[str, list[str]]:
+    """PNG + SVG per chartable table (and a versus-human chart where the paper has a human row)."""
+    from ambi_plugin.reports.plots import category_bars, versus_human
+
+    plots: dict[str, list[str]] = {}
+    for t in tables:
+        if not t.chart or not t.run_rows() or len([c for c in t.columns if c not in ("AVG", "Rank")]) < 1:
+            continue
+        paths = category_bars(t, out_dir / "plots")
+        human = human_row(t)
+        if human is not None:
+            paths += versus_human(t, out_dir / "plots", human)
+        plots[t.key] = [str(p.relative_to(out_dir)) for p in paths if p.suffix == ".png"]
+    return plots
+
+
+def build_report(
+    paths: Sequence[str | Path],
+    *,
+    names: Sequence[str] | None = None,
+    compare_paper: bool = False,
+    aliases: dict[str, str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    test: str = "welch",
+) -> Report:
+    runs = load_runs(list(paths), names=list(names) if names else None)
+    tables = build_tables(runs, compare_paper=compare_paper, aliases=aliases, n_boot=n_boot, seed=seed)
+    tests = category_tests(runs, test=test) + model_tests(runs, test=test)
+    return Report(runs, tables, tests)
+
+
+def write_report(
+    report: Report, out_dir: str | Path, *, formats: Sequence[str] = ("md",), plots: bool = True, title: str = ""
+) -> Report:
+    """Write ``report.<ext>`` for each format (and ``plots/`` when asked) into ``out_dir``."""
+    bad = [f for f in formats if f not in render.FORMATS]
+    if bad:
+        raise ValueError(f"Expected --format values among {render.FORMATS} but got {bad}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    title = title or "ambi-plugin report: " + ", ".join(dict.fromkeys(r.name for r in report.runs))
+    if plots and ({"md", "html"} & set(formats)):
+        report.plots = make_plots(report.tables, out)
+    for fmt in formats:
+        if fmt == "md":
+            text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots)
+        elif fmt == "html":
+            text = render.to_html(report.tables, report.tests, title=title,
+                                  plots={k: [str(out / p) for p in v] for k, v in report.plots.items()})  # fmt: skip
+        elif fmt == "latex":
+            text = render.to_latex(report.tables, report.tests)
+        elif fmt == "csv":
+            text = render.to_csv(report.tables, report.tests)
+        else:
+            text = render.to_json(report.tables, report.tests)
+        ext = {"md": "md", "html": "html", "latex": "tex", "csv": "csv", "json": "json"}[fmt]
+        path = out / f"report.{ext}"
+        path.write_text(text, encoding="utf-8")
+        report.written[fmt] = path
+    return report

@@ -1,0 +1,128 @@
+"""Significance tests for the report (AmbiBench A.6, Tables 10 and 11), from repeated runs or logged samples.
+
+The samples of a cell are the per-run values when a model has two or more runs (seeds, temperatures),
+otherwise the per-item scores of its logged samples (1/0 for accuracy-type metrics, the score for
+``desc_score``). Welch's t-test by default (PROTOCOL), paired as an option (model against model on the
+same items, matched by record id). Bonferroni over the comparisons of one table, uncapped as the paper
+prints it and capped at 1 beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ambi_plugin.core.scoring import slug
+from ambi_plugin.reports import layouts as L
+from ambi_plugin.reports.runs import Run, group_runs
+from ambi_plugin.reports.stats import compare
+
+ITEM_BASES = ("acc", "exact_match", "hit_rate", "desc_score", "desc_score_llm", "acc_llm")
+
+
+def item_scores(metric: str, items: list[dict]) -> dict[str, float] | None:
+    """{record id: score} of the items ``metric`` averages over, or None when the metric is not a mean of
+    per-item scores (AP, FP ratio ...)."""
+    base = next((b for b in sorted(ITEM_BASES, key=len, reverse=True) if metric == b or metric.startswith(b + "_")),
+                None)  # fmt: skip
+    if base is None:
+        return None
+    rest = metric[len(base) + 1 :] if metric != base else ""
+    out: dict[str, float] = {}
+    for i, it in enumerate(items):
+        rid = str(it.get("id", i))
+        if rest and rest in (it.get("views") or {}):
+            out[rid] = 1.0 if it["views"][rest] else 0.0
+            continue
+        if rest and not any(slug(v) == rest for v in (it.get("breakdown") or {}).values()):
+            continue
+        if base.startswith("desc_score"):
+            out[rid] = float(it.get("score_llm" if base.endswith("llm") else "score") or 0.0)
+        elif base == "acc_llm":
+            out[rid] = 1.0 if it.get("correct_llm") else 0.0
+        elif base == "hit_rate":
+            out[rid] = 1.0 if it.get("hit") else 0.0
+        else:
+            out[rid] = 1.0 if it.get("correct") else 0.0
+    return out
+
+
+@dataclass
+class Samples:
+    values: list[float]
+    by_id: dict[str, float] | None  # item scores by record id (None for per-run values)
+    source: str  # "runs" | "items"
+
+
+def cell_samples(group: list[Run], task: str, metric: str, scale: float) -> Samples | None:
+    if len(group) >= 2:
+        vals = [r.value(task, metric) for r in group]
+        vals = [v * scale for v in vals if v is not None]
+        return Samples(vals, None, "runs") if len(vals) >= 2 else None
+    items = group[0].items(task)
+    scores = item_scores(metric, items) if items else None
+    if not scores:
+        return None
+    return Samples([v * scale for v in scores.values()], {k: v * scale for k, v in scores.items()}, "items")
+
+
+def _source(col: tuple[str, str, str]) -> tuple[str, str]:
+    return col[1], col[2]
+
+
+def model_tests(runs: list[Run], *, test: str = "welch", columns=L.TABLE9_COLUMNS) -> list[dict]:
+    """Table 11: the first model against each other model, per column; Bonferroni over the columns."""
+    groups = group_runs(runs)
+    names = list(groups)
+    out: list[dict] = []
+    for other in names[1:]:
+        block = []
+        for col in columns:
+            task, metric = _source(col)
+            a = cell_samples(groups[names[0]], task, metric, 100.0)
+            b = cell_samples(groups[other], task, metric, 100.0)
+            if a is None or b is None:
+                continue
+            if test == "paired":
+                if a.by_id is None or b.by_id is None:
+                    continue  # pairing needs the same items
+                ids = sorted(set(a.by_id) & set(b.by_id))
+                sa, sb = [a.by_id[i] for i in ids], [b.by_id[i] for i in ids]
+            else:
+                sa, sb = a.values, b.values
+            block.append((col[0], sa, sb, a.source))
+        if not block:
+            continue
+        samples = {}
+        pairs = []
+        for label, sa, sb, _ in block:
+            samples[f"{names[0]}|{label}"], samples[f"{other}|{label}"] = sa, sb
+            pairs.append((f"{names[0]}|{label}", f"{other}|{label}"))
+        for (label, _, _, src), row in zip(block, compare(samples, pairs, test=test)):
+            out.append({"comparison": f"{names[0]} vs {other}", "column": label, "samples": src, **_clean(row)})
+    return out
+
+
+def category_tests(runs: list[Run], *, test: str = "welch", pairs=L.TABLE10_PAIRS) -> list[dict]:
+    """Table 10: within each model, category against category (Welch; unpaired: different items)."""
+    cols = {c[0]: c for c in L.TABLE9_COLUMNS}
+    out = []
+    for name, group in group_runs(runs).items():
+        samples, done = {}, []
+        for a, b in pairs:
+            sa = cell_samples(group, *_source(cols[a]), 100.0)
+            sb = cell_samples(group, *_source(cols[b]), 100.0)
+            if sa is None or sb is None:
+                continue
+            samples[a], samples[b] = sa.values, sb.values
+            done.append((a, b, sa.source))
+        if not done:
+            continue
+        rows = compare(samples, [(a, b) for a, b, _ in done], test="welch" if test == "paired" else test)
+        for (a, b, src), row in zip(done, rows):
+            out.append({"comparison": name, "column": f"{a} vs {b}", "samples": src, **_clean(row)})
+    return out
+
+
+def _clean(row: dict) -> dict:
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items() if k not in ("a", "b")}

@@ -1,0 +1,143 @@
+"""Capture, interventions and the A.8 overlay through lmms-eval's own qwen2_5_vl backend (tiny random model, CPU)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from ambi_plugin.analysis.attention import visualize
+from ambi_plugin.analysis.backend import BackendModel, load_backend
+from ambi_plugin.analysis.collect import capture_category, load_activations, load_items
+from ambi_plugin.analysis.heads import find_head_modules
+from ambi_plugin.analysis.hooks import remaining_hooks
+from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    return make_tiny_qwen2_5_vl(tmp_path_factory.mktemp("tiny") / "qwen")
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    from PIL import Image
+
+    root = tmp_path_factory.mktemp("recs")
+    rows = []
+    for i, (a, b) in enumerate([("duck", "rabbit"), ("vase", "face"), ("old woman", "young woman")]):
+        Image.new("RGB", (64, 48), (40 * i, 90, 200 - 30 * i)).save(root / f"img{i}.png")
+        rows.append({"id": f"b{i}", "benchmark": "ambibench", "category": "bistable", "task_type": "open",
+                     "image": f"img{i}.png", "views": [{"name": "i1", "labels": [a]}, {"name": "i2", "labels": [b]}],
+                     "views_positional": False})  # fmt: skip
+    (root / "bistable_open.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return load_items(str(root / "bistable_open.jsonl"), "bistable")
+
+
+@pytest.fixture(scope="module")
+def lm(tiny_dir):
+    return load_backend("qwen2_5_vl", f"pretrained={tiny_dir},{TINY_MODEL_ARGS}")
+
+
+def test_capture_through_the_backend_is_resumable(lm, records, tmp_path):
+    calls = []
+    original = lm.generate_until
+    lm.generate_until = lambda reqs: calls.append(1) or original(reqs)
+    try:
+        first = capture_category(
+            lm, records[:2], tmp_path, category="bistable", rule="differs", gen_kwargs={"max_new_tokens": 3}
+        )
+        assert len(calls) == 4 and first.n_items == 2
+        again = capture_category(
+            lm, records, tmp_path, category="bistable", rule="differs", gen_kwargs={"max_new_tokens": 3}
+        )
+        assert len(calls) == 6, "an interrupted capture must keep what it captured"
+    finally:
+        lm.generate_until = original
+    assert again.n_items == 3
+    acts = load_activations(tmp_path / "bistable")
+    assert acts["pre"].shape == acts["post"].shape == (3, 4, 4, 16)
+    assert list(acts["ids"]) == ["b0", "b1", "b2"]
+    summary = json.loads((tmp_path / "bistable" / "capture.json").read_text())
+    assert summary["prompts_are_ours"] and summary["layout"]["n_heads"] == 4 and summary["position"] == "last_prompt"
+    assert len(summary["items"]) == 3 and all(it["second"] for it in summary["items"])
+    assert remaining_hooks(lm) == []
+
+
+def _first_o_proj_input(lm, layer: int, image: str) -> torch.Tensor:
+    _, module = find_head_modules(lm)[layer]
+    seen = []
+
+    def grab(mod, args, out):
+        if not seen:
+            seen.append(args[0][0].detach().clone())
+
+    handle = module.register_forward_hook(grab)
+    try:
+        BackendModel(lm, gen_kwargs={"max_new_tokens": 2}).generate("what is this", [image])
+    finally:
+        handle.remove()
+    return seen[0]
+
+
+def test_ambi_intervene_from_lmms_eval_registry_masks_exactly(tiny_dir, records, lm):
+    from lmms_eval import models
+
+    image = records[0]["image"]
+    base = _first_o_proj_input(lm, 1, image).view(-1, 4, 16)
+    heads = tiny_dir.parent / "heads.json"
+    heads.write_text(json.dumps({"heads": [[1, 2]]}))
+    cls = models.get_model("ambi_intervene")
+    wrapped = cls.create_from_arg_string(
+        f"base=qwen2_5_vl,pretrained={tiny_dir},{TINY_MODEL_ARGS},heads={heads},mode=mask,epsilon=0.001"
+    )
+    assert wrapped.ambi_intervention["mode"] == "mask" and wrapped.ambi_intervention["heads"] == [[1, 2]]
+    got = _first_o_proj_input(wrapped, 1, image).view(-1, 4, 16)
+    assert torch.equal(got[:, 2], base[:, 2] * torch.tensor(1e-3, dtype=base.dtype))
+    assert torch.equal(got[:, [0, 1, 3]], base[:, [0, 1, 3]])
+    assert remaining_hooks(wrapped) == []
+    control = cls.create_from_arg_string(
+        f"base=qwen2_5_vl,pretrained={tiny_dir},{TINY_MODEL_ARGS},heads={heads},mode=mask,random_seed=1"
+    )
+    assert control.ambi_intervention["heads"] != [[1, 2]] and len(control.ambi_intervention["heads"]) == 1
+    with pytest.raises(ValueError, match="base="):
+        cls.create_from_arg_string(f"pretrained={tiny_dir}")
+
+
+def test_attention_overlay_on_patch_grid(lm, records, tmp_path):
+    info = visualize(lm, "what is this", records[0]["image"], tmp_path / "att.png", gen_kwargs={"max_new_tokens": 3})
+    assert info["layer"] == 2  # half of 4 layers
+    grid = np.load(info["grid"])
+    assert grid.ndim == 2 and min(grid.shape) > 1, "image tokens laid out on the merged patch grid (rows x cols)"
+    assert grid.size >= 4 and np.all(grid >= 0) and grid.sum() > 0
+    assert (tmp_path / "att.png").read_bytes()[:4] == b"\x89PNG"
+    assert remaining_hooks(lm) == []
+
+
+def test_llava_hf_backend_gqa_capture_and_intervene(tmp_path, records):
+    """lmms-eval's llava_hf backend on a tiny LLaVA whose Llama text model has 8 query and 2 K/V heads."""
+    from lmms_eval import models
+
+    from .tiny_models import save_tiny_llava
+
+    folder = save_tiny_llava(tmp_path / "llava")
+    margs = f"pretrained={folder},device=cpu,device_map=cpu"
+    lm = load_backend("llava_hf", margs)
+    summary = capture_category(
+        lm, records[:1], tmp_path / "cap", category="bistable", rule="differs", gen_kwargs={"max_new_tokens": 3}
+    )
+    assert summary.n_items == 1
+    assert load_activations(tmp_path / "cap" / "bistable")["pre"].shape == (1, 3, 8, 8)  # query heads, not K/V heads
+    heads = tmp_path / "heads.json"
+    heads.write_text(json.dumps({"heads": [[2, 6]]}))
+    base = _first_o_proj_input(lm, 2, records[0]["image"]).view(-1, 8, 8)
+    wrapped = models.get_model("ambi_intervene").create_from_arg_string(
+        f"base=llava_hf,{margs},heads={heads},mode=mask"
+    )
+    got = _first_o_proj_input(wrapped, 2, records[0]["image"]).view(-1, 8, 8)
+    assert torch.equal(got[:, 6], base[:, 6] * torch.tensor(1e-3, dtype=base.dtype))
+    assert torch.equal(got[:, :6], base[:, :6]) and torch.equal(got[:, 7], base[:, 7])
+    assert remaining_hooks(wrapped) == [] and remaining_hooks(lm) == []

@@ -1,0 +1,94 @@
+"""Tiny random models for the analysis tests: Qwen2.5-VL (via ambi make-tiny-model) and a LLaVA with a GQA Llama."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+
+def tiny_qwen(tmp: Path):
+    """(model, processor) of the project's tiny Qwen2.5-VL: 4 layers, 4 query heads, 2 K/V heads (GQA)."""
+    from transformers import AutoProcessor, Qwen2_5_VLForConditionalGeneration
+
+    from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
+
+    folder = make_tiny_qwen2_5_vl(tmp / "tiny_qwen")
+    model = Qwen2_5_VLForConditionalGeneration.from_pretrained(folder, attn_implementation="eager").eval()
+    return model, AutoProcessor.from_pretrained(folder), folder
+
+
+def tiny_llava(*, heads: int = 8, kv_heads: int = 2, layers: int = 3, hidden: int = 64, seed: int = 0):
+    """A random LlavaForConditionalGeneration whose Llama text model has ``heads`` query and ``kv_heads`` K/V heads."""
+    from transformers import LlavaConfig, LlavaForConditionalGeneration
+
+    config = LlavaConfig(
+        text_config={
+            "model_type": "llama",
+            "hidden_size": hidden,
+            "num_hidden_layers": layers,
+            "num_attention_heads": heads,
+            "num_key_value_heads": kv_heads,
+            "intermediate_size": 2 * hidden,
+            "vocab_size": 120,
+            "initializer_range": 0.5,
+        },  # fmt: skip
+        vision_config={
+            "model_type": "clip_vision_model",
+            "hidden_size": 32,
+            "num_hidden_layers": 1,
+            "num_attention_heads": 2,
+            "intermediate_size": 32,
+            "image_size": 28,
+            "patch_size": 14,
+        },  # fmt: skip
+        image_token_index=100,
+    )
+    config.text_config._attn_implementation = "eager"
+    torch.manual_seed(seed)
+    return LlavaForConditionalGeneration(config).eval()
+
+
+def qwen_inputs(processor, text: str = "what do you see", size: int = 56):
+    from PIL import Image
+
+    img = Image.new("RGB", (size, size), (200, 30, 30))
+    messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
+    prompt = processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    return processor(text=[prompt], images=[img], return_tensors="pt")
+
+
+LLAVA_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] | upper }}: {% if m['content'] is string %}{{ m['content'] }}{% else %}"
+    "{% for p in m['content'] %}{% if p['type'] == 'image' %}<image>\n{% elif p['type'] == 'text' %}{{ p['text'] }}"
+    "{% endif %}{% endfor %}{% endif %}\n{% endfor %}{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+)
+
+
+def save_tiny_llava(folder: Path, *, heads: int = 8, kv_heads: int = 2) -> Path:
+    """A tiny LLaVA folder (model + LlavaProcessor) that lmms-eval's ``llava_hf`` backend loads; GQA text model."""
+    from transformers import AutoTokenizer, CLIPImageProcessor, LlavaProcessor
+
+    from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
+
+    qwen = make_tiny_qwen2_5_vl(folder.parent / (folder.name + "_tok"))
+    tok = AutoTokenizer.from_pretrained(qwen)
+    tok.add_special_tokens({"additional_special_tokens": ["<image>"]})
+    image_id = tok.convert_tokens_to_ids("<image>")
+    model = tiny_llava(heads=heads, kv_heads=kv_heads)
+    model.resize_token_embeddings(len(tok))
+    model.config.image_token_index = model.config.image_token_id = image_id
+    model.config.pad_token_id = tok.pad_token_id
+    model.config.text_config._attn_implementation = None
+    proc = LlavaProcessor(
+        image_processor=CLIPImageProcessor(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28}),
+        tokenizer=tok,
+        patch_size=14,
+        vision_feature_select_strategy="default",
+        chat_template=LLAVA_TEMPLATE,
+        image_token="<image>",
+        num_additional_image_tokens=1,
+    )
+    model.save_pretrained(folder)
+    proc.save_pretrained(folder)
+    return folder

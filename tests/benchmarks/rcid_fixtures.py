@@ -1,0 +1,39 @@
+"""RCID test data: a folder laid out like the Hub copy (imagefolder: ``test/<type>/<class>/<file>``), with bad rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+# (type folder, class folder, file stem); the last three rows are bad on purpose
+HUB_ROWS = [
+    ("contrast", "look_like_different", "c1"),
+    ("contrast", "look_like_different", "c2"),
+    ("contrast", "look_like_same", "c3"),
+    ("contrast", "same", "c4"),
+    ("contrast", "different", "c5"),
+    ("stripe", "look_like_different", "s1"),
+    ("stripe", "look_like_different", "s2"),
+    ("stripe", "look_like_different", "s3"),
+    ("stripe", "look_like_different", "s4"),
+    ("stripe", "same", "s5"),
+    ("contrast", "mystery_class", "bad_label"),
+    ("filter", "look_like_different", "bad_filter"),
+    ("contrast", "same", "bad_image"),
+]
+N_GOOD, N_BAD = 10, 3
+
+
+def hub_layout(root: Path) -> Path:
+    """Write the fixture folder; ``bad_image`` holds bytes no decoder reads."""
+    rng = np.random.default_rng(0)
+    for ttype, label, stem in HUB_ROWS:
+        path = root / "test" / ttype / label / f"{stem}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if stem == "bad_image":
+            path.write_bytes(b"\x89PNG\r\n\x1a\nnot really a png")
+        else:
+            Image.fromarray(rng.integers(0, 255, (24, 32, 3), dtype=np.uint8)).save(path)
+    return root

@@ -1,0 +1,217 @@
+"""AmbiBench read as its authors publish it (``BLNL/AmbiBench``): type labels, answers, boxes, dirty rows, the
+local copy (folder or zip), the Hub cache offline, and every task end to end through the real lmms-eval CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from pathlib import Path
+
+import pytest
+from published_layouts import AMBIBENCH_DIRTY, AMBIBENCH_TYPES, ambibench_release, hub_cache
+
+from ambi_plugin.benchmarks import ambibench as AB
+from ambi_plugin.benchmarks.ambibench_release import (
+    HUB_REPO,
+    choices_from_question,
+    classify_type,
+    materialize_from_hub,
+    materialize_release,
+)
+from ambi_plugin.benchmarks.release import BadRowError, read_report
+from ambi_plugin.core.answers import gold_response
+from ambi_plugin.core.schema import read_records
+from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
+from ambi_plugin.report import task_metrics
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory, ambibench_fixtures_dir) -> Path:
+    return ambibench_release(Path(ambibench_fixtures_dir), tmp_path_factory.mktemp("blnl") / "AmbiBench")
+
+
+def _records(root: Path) -> dict[str, list[dict]]:
+    return {p.stem: read_records(p) for p in sorted(Path(root).glob("*.jsonl"))}
+
+
+@pytest.mark.parametrize(
+    ("label", "answer", "want"),
+    [
+        ("Camouflaged_open", "snake", "camouflaged_open"),
+        ("camouflaged", "snake", "camouflaged_open"),
+        ("Non-camouflaged", "cup", "nonambi_open"),
+        ("non_ambiguous", "cup", "nonambi_open"),
+        ("Bistable_open", "duck; rabbit", "bistable_open"),
+        ("Bistable multiple-choice", "A, B", "bistable_choice"),
+        ("bistable_choice", "A, B", "bistable_choice"),
+        ("Hybrid_open", "cat, dog", "hybrid_open"),
+        ("Color", "bee, canyon", "color_open"),
+        ("Multi-view", "horse, penguin", "multiview_open"),
+        ("multiview_open", "horse, penguin", "multiview_open"),
+        ("Geometric", "Yes", "geometric_yes_no"),
+        ("Motion_image", "Yes", "motion_image_yes_no"),
+        ("motion_video", "waves", "motion_video_open"),
+        ("Motion_COCO", "No", "motion_coco_yes_no"),
+        ("COCO", "No", "motion_coco_yes_no"),
+        ("COCO", "giraffe", "nonambi_open"),
+        ("Multi-scene_open", "a; b", "multiscene_open"),
+        ("multi_scene_localization", "skull", "multiscene_localization"),
+        ("Multi-scene_region", "a; b", "multiscene_region"),
+        ("Mixed_open", "bear, deer", "mixed_open"),
+        ("Mixed_localization", "bear", "mixed_localization"),
+        ("Mixed_region description", "a; b", "mixed_region"),
+        ("Surreal", "x", None),
+        ("", "x", None),
+    ],
+)
+def test_type_labels_map_to_tasks(label, answer, want):
+    assert classify_type(label, answer=answer) == want
+
+
+def test_type_map_overrides_the_words():
+    assert classify_type("T7", overrides={"t7": "hybrid_open"}) == "hybrid_open"
+    assert classify_type("T7", overrides={"t7": "no_such_records"}) is None
+
+
+def test_choices_are_read_from_the_question():
+    q = AB.PROMPT_BISTABLE_CHOICE.format(choices="A: car with snow, B: face, C: Motorcycle, D: Bus, E: None")
+    assert choices_from_question(q) == ["car with snow", "face", "Motorcycle", "Bus", "None"]
+
+
+def test_every_task_is_read_and_dirty_rows_are_skipped_with_their_reason(release):
+    out = materialize_release(release)
+    recs = _records(out)
+    expected = {t.data for t in AB.TASKS}
+    assert set(recs) == expected  # every task has records (static ones made from the motion-image rows)
+    assert len(recs["motion_static_yes_no"]) == len(recs["motion_image_yes_no"])
+    report = read_report(out)
+    assert report["skipped_total"] == len(AMBIBENCH_DIRTY)
+    reasons = {s["id"]: s["reason"] for s in report["skipped"]}
+    for row, kind in AMBIBENCH_DIRTY:
+        assert reasons[Path(row["file_name"]).stem].startswith(kind), (row, reasons)
+    rows = (release / "test" / "metadata.jsonl").read_text().splitlines()
+    assert report["rows_read"] == len(rows)
+    assert report["records_total"] == sum(len(v) for v in recs.values())
+    assert report["skipped_by_task"]["ambibench_camouflaged_open"] == 2
+    # what the release lacks is said, not guessed
+    assert any("single" in n and "combined" in n for n in report["notes"])
+    groups = {r["breakdown"]["group"]: len(r["boxes"]) for r in recs["multiscene_localization"]}
+    assert groups.get("single", 1) == 1 and groups.get("combined", 2) > 1
+    # motion videos: the .png placeholder resolves to the .mp4 file
+    for r in recs["motion_video_open"]:
+        assert r["video"].endswith(".mp4") and Path(r["video"]).is_file()
+    # the ';' pair and the ',' list of the card become positions / interpretations
+    assert all(len(r["views"]) == 2 for r in recs["bistable_open"])
+    assert all(r["release_type"] in AMBIBENCH_TYPES.values() for rs in recs.values() for r in rs)
+
+
+def test_strict_mode_stops_at_the_first_bad_row(release, monkeypatch):
+    monkeypatch.setenv("AMBI_STRICT", "1")
+    monkeypatch.setenv("AMBI_AMBIBENCH_TYPE_MAP", "x=y")  # another cache key than the default conversion
+    with pytest.raises(BadRowError, match="dirty_type.*unknown type"):
+        materialize_release(release)
+
+
+def test_the_zip_as_downloaded_and_the_hub_cache_offline(release, tmp_path, monkeypatch):
+    archive = tmp_path / "AmbiBench.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for p in release.rglob("*"):
+            if p.is_file():
+                zf.write(p, Path("AmbiBench") / p.relative_to(release))
+        zf.writestr("__MACOSX/AmbiBench/._README.md", b"junk")
+    from_zip = AB.materialize_local(archive)
+    from_folder = materialize_release(release)
+
+    def strip(rs):
+        return {k: [{**r, "image": Path(r["image"]).name} if "image" in r else r for r in v] for k, v in rs.items()}
+
+    zipped, folder = _records(from_zip), _records(from_folder)
+    assert sorted(zipped) == sorted(folder)
+    assert [r["id"] for r in zipped["hybrid_open"]] == [r["id"] for r in folder["hybrid_open"]]
+    assert strip(zipped)["geometric_yes_no"] == strip(folder)["geometric_yes_no"]
+
+    cache = hub_cache(tmp_path / "hf", HUB_REPO, release)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("AMBI_AMBIBENCH_HUB", raising=False)
+    import huggingface_hub.constants as C
+
+    monkeypatch.setattr(C, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(C, "HF_HUB_OFFLINE", True)
+    hub = materialize_from_hub()
+    report = read_report(hub)
+    assert report["source"] == f"hf://datasets/{HUB_REPO}"
+    assert {k: len(v) for k, v in _records(hub).items()} == {k: len(v) for k, v in folder.items()}
+
+
+def test_offline_without_a_cached_copy_says_what_to_do(tmp_path, monkeypatch):
+    import huggingface_hub.constants as C
+
+    from ambi_plugin.benchmarks.hub import DataUnavailableError
+
+    monkeypatch.setattr(C, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    monkeypatch.setattr(C, "HF_HUB_OFFLINE", True)
+    with pytest.raises(DataUnavailableError, match="AMBI_AMBIBENCH_DIR") as err:
+        materialize_from_hub()
+    assert HUB_REPO in str(err.value) and "huggingface-cli download" in str(err.value)
+
+
+@pytest.mark.e2e
+def test_ambibench_all_runs_on_the_published_layout(release, tmp_path, offline_env):
+    """``lmms-eval --tasks ambibench_all`` with AMBI_AMBIBENCH_DIR at the release as downloaded: every task runs,
+    gold answers score best, and the results JSON counts the skipped rows per task."""
+    recs = _records(materialize_release(release))
+    answers = [
+        {"task": f"ambibench_{data}", "id": r["id"], "response": gold_response(r)}
+        for data, rs in recs.items()
+        for r in rs
+    ]
+    preds = tmp_path / "answers.jsonl"
+    preds.write_text("".join(json.dumps(a) + "\n" for a in answers))
+    env = {**offline_env, "AMBI_AMBIBENCH_DIR": str(release)}
+    run = run_lmms_eval(replay_args(preds, AB.ALL_GROUP), output=tmp_path / "out", env=env, timeout=900)
+    assert run.results is not None, run.tail()
+    got = task_metrics(run.results)
+    assert sorted(got) == sorted(t.name for t in AB.TASKS)
+    for spec in AB.TASKS:
+        for name, value in got[spec.name].items():
+            if name == "ap50_combined" and not any(len(r["boxes"]) > 1 for r in recs[spec.data]):
+                assert math.isnan(value), (spec.name, name)  # no query with several objects
+            elif name in ("acc", "exact_match", "ap50", "hit_rate") or name.startswith("acc_"):
+                assert value == 1.0, (spec.name, name, value)
+    data = run.results["ambi_plugin"]["data"]
+    assert data["ambibench_camouflaged_open"]["skipped"] == 2
+    assert data["ambibench_camouflaged_open"]["skipped_by_reason"] == {"empty answer": 1, "missing media": 1}
+    assert data["ambibench_hybrid_open"]["skipped"] == 0
+    assert data["ambibench_hybrid_open"]["benchmark_skipped_total"] == len(AMBIBENCH_DIRTY)
+    assert data["ambibench_hybrid_open"]["records"] == len(recs["hybrid_open"])
+
+
+def test_no_placeholder_repo_names_remain():
+    root = Path(__file__).resolve().parents[2]
+    placeholder = "ambi-plugin" + "/ambibench"
+    hits = [
+        str(p.relative_to(root))
+        for sub in ("ambi_plugin", "docs", "task_yamls", "hf_dataset_cards", "README.md")
+        for p in ([root / sub] if (root / sub).is_file() else (root / sub).rglob("*"))
+        if p.is_file() and p.suffix in (".py", ".md", ".yaml", "") and placeholder in p.read_text(errors="ignore")
+    ]
+    assert hits == []
+
+
+def test_a_fresh_process_reads_the_hub_cache_from_the_environment_alone(release, tmp_path, offline_env):
+    """What a user does: HF_HUB_CACHE (or HF_HOME) and HF_HUB_OFFLINE=1, nothing of ours set."""
+    import subprocess
+    import sys
+
+    cache = hub_cache(tmp_path / "hf", HUB_REPO, release)
+    env = {k: v for k, v in offline_env.items() if not k.startswith("AMBI_AMBIBENCH")}
+    env.update(HF_HUB_CACHE=str(cache), HF_HUB_OFFLINE="1", AMBI_CONFIG=str(tmp_path / "none.yaml"))
+    code = "from ambi_plugin.lmms.datasets import source_root; print(source_root('ambi://ambibench'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    root = Path(out.stdout.strip().splitlines()[-1])
+    assert read_report(root)["source"] == f"hf://datasets/{HUB_REPO}"
+    assert "ambi-plugin: loaded ambibench from hf://datasets/BLNL/AmbiBench" in out.stderr
+    assert f"rows skipped: {len(AMBIBENCH_DIRTY)}" in out.stderr

@@ -1,0 +1,121 @@
+"""ambi build over every registered benchmark: checked, typed, loadable as users load it, read back by the tasks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import BENCHMARKS
+from PIL import Image
+
+from ambi_plugin.core.schema import read_records
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS)
+def test_built_folder_validates_and_loads_from_the_push_folder(bench, data_root, tmp_path):
+    import datasets
+
+    from ambi_plugin.data.hub import validate_folder, write_push_folder
+
+    built = data_root / bench
+    assert validate_folder(built) == []
+    info = json.loads((built / "build_info.json").read_text())
+    files = write_push_folder(built, tmp_path / "push")
+    assert sorted(str(p.relative_to(tmp_path / "push")) for p in (tmp_path / "push").rglob("*") if p.is_file()) == files
+    dsd = datasets.load_dataset(str(tmp_path / "push"))  # the default config: every row
+    total = sum(n for splits in info["counts"].values() for n in splits.values())
+    assert sum(d.num_rows for d in dsd.values()) == total > 0
+    test = dsd["test"]
+    assert test.features["category"].names == info["categories"]
+    row = test[0]
+    rec = json.loads(row["record"])
+    assert row["id"] == str(rec["id"]) and test.features["category"].int2str(row["category"]) == rec["category"]
+    if row["images"]:
+        assert isinstance(row["images"][0], Image.Image) and row["images"][0].size[0] > 0
+    config, splits = next(iter(sorted(info["counts"].items())))
+    one = datasets.load_dataset(str(tmp_path / "push"), config)
+    assert {s: one[s].num_rows for s in one} == splits and set(one["test"]["records"]) == {config}
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS)
+def test_card_metadata_is_valid_and_complete(bench, data_root):
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    card = DatasetCard((data_root / bench / "README.md").read_text())
+    data = card.data
+    assert isinstance(data, DatasetCardData) and data.license and data.task_categories
+    info = json.loads((data_root / bench / "build_info.json").read_text())
+    names = {c["config_name"] for c in data.configs}
+    assert names == {*info["counts"], "all"}
+    assert [c for c in data.configs if c.get("default")] == [c for c in data.configs if c["config_name"] == "all"]
+    features = {f["name"] for f in data.dataset_info[0]["features"]}
+    assert {"images", "category", "options", "boxes", "views", "record", "shown_image"} <= features
+    assert "## Citation" in card.text and "## Human baseline" in card.text
+    DatasetCardData(**data.to_dict())  # the metadata round-trips through huggingface_hub's class
+
+
+def test_card_lists_the_tasks_reading_each_config(data_root):
+    text = (data_root / "ambibench" / "README.md").read_text()
+    assert "| `color_open` | test 4 | `ambibench_color_open` |" in text
+    assert "`ambi_illusionvqa_soft_localization_4shot_cot`" in (data_root / "illusionvqa" / "README.md").read_text()
+
+
+def test_protocol_material_is_recorded(data_root):
+    """Region images carry the green box with its style; shuffled options keep their seed and released order;
+    IllusionVQA's soft-localization images are shown grayscale."""
+    import datasets
+
+    ab = datasets.load_dataset(str(data_root / "ambibench"), "mixed_region")["test"]
+    assert all(s["rgb"] == [0, 255, 0] and s["width"] >= 3 for s in ab["region_style"])
+    im = ab[0]["images"][0].convert("RGB")
+    x1, y1, _, _ = (round(v) for v in ab[0]["region"])
+    assert im.getpixel((x1, y1)) == (0, 255, 0)
+    ib = datasets.load_dataset(str(data_root / "illusionbench"), "illusionbench_mc")["test"]
+    for row in ib:
+        assert row["shuffle_seed"] == 0 and sorted(row["source_options"]) == sorted(row["options"])
+        assert row["options"][row["answer_index"]] == row["source_options"][row["source_answer_index"]]
+    iv = datasets.load_dataset(str(data_root / "illusionvqa"), "illusionvqa_soft_localization")["test"]
+    import numpy as np
+
+    shown = np.asarray(iv[0]["shown_image"].convert("RGB")).astype(int)
+    assert iv[0]["preprocess"] == {"max_side": 512, "grayscale": True}
+    assert (shown[..., 0] == shown[..., 1]).all() and (shown[..., 1] == shown[..., 2]).all()  # gray
+    assert not (
+        np.asarray(iv[0]["images"][0].convert("RGB"))[..., 0] == np.asarray(iv[0]["images"][0].convert("RGB"))[..., 1]
+    ).all()
+    synth = datasets.load_dataset(str(data_root / "ambi_synth"), "ambi_synth_region")["test"]
+    assert synth[0]["region_style"]["rgb"] == [0, 255, 0]
+
+
+def test_tasks_read_the_built_copy_through_the_data_root(data_root, sources, monkeypatch):
+    from ambi_plugin.lmms.datasets import source_root
+
+    monkeypatch.setenv("AMBI_DATA_ROOT", str(data_root))
+    monkeypatch.delenv("AMBI_AMBIBENCH_DIR", raising=False)
+    monkeypatch.setenv("AMBI_CONFIG", str(data_root / "no-config.yaml"))
+    for bench, ambi in (("illusionbench", "illusionbench"), ("ambi_synth", "synth"), ("ambibench", "ambibench")):
+        root = source_root(f"ambi://{ambi}")
+        manifest = json.loads((root / "manifest.json").read_text())
+        assert manifest["built_copy"] == str(data_root / bench)
+        info = json.loads((data_root / bench / "build_info.json").read_text())
+        for name in info["records_files"]:
+            recs = read_records(root / f"{name}.jsonl")
+            assert len(recs) == info["counts"][name]["test"]
+            for rec in recs:
+                for img in [rec["image"]] if isinstance(rec.get("image"), str) else rec.get("image") or []:
+                    assert not Path(img).is_absolute() and (root / img).is_file()
+    # a configured local copy still wins over the data root
+    monkeypatch.setenv("AMBI_ILLUSIONBENCH_DIR", str(sources["illusionbench"]))
+    assert "built_copy" not in json.loads((source_root("ambi://illusionbench") / "manifest.json").read_text())
+
+
+def test_ambi_data_shows_the_built_copies(data_root, monkeypatch):
+    from ambi_plugin.benchmarks.status import report_lines
+
+    monkeypatch.setenv("AMBI_DATA_ROOT", str(data_root))
+    monkeypatch.delenv("AMBI_AMBIBENCH_DIR", raising=False)
+    monkeypatch.setenv("AMBI_CONFIG", str(data_root / "no-config.yaml"))
+    lines = report_lines()
+    assert f"  built copy (data root): {data_root / 'illusionbench'}" in lines
+    assert any(ln.startswith("ambibench: available") for ln in lines)

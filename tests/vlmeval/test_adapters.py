@@ -1,0 +1,111 @@
+"""The harness-neutral parts of the VLMEvalKit adapters: specs, judge mapping, launcher arguments, TSV export."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+
+import pandas as pd
+import pytest
+from PIL import Image
+
+from ambi_plugin.lmms import hooks
+from ambi_plugin.taskindex import index
+from ambi_plugin.vlmeval.judges import settings_overrides
+from ambi_plugin.vlmeval.launcher import expand_data_args
+from ambi_plugin.vlmeval.scoring import clean_response, clt_stderr, score_task
+from ambi_plugin.vlmeval.spec import all_specs, read_docs
+from ambi_plugin.vlmeval.tsv import export_tsv
+
+
+def test_every_task_yaml_gives_a_spec_with_its_metrics_and_prompt():
+    idx = index()
+    specs = all_specs()
+    assert sorted(specs) == sorted(n for n, i in idx.items() if i.kind == "task")
+    for name, spec in specs.items():
+        cfg = idx[name].config
+        assert [m.name for m in spec.metrics] == [m["metric"] for m in cfg["metric_list"]]
+        assert spec.prompt_kwargs_for(None) == cfg["lmms_eval_specific_kwargs"]["default"]
+        assert spec.interleaved == ("doc_to_messages" in cfg)
+
+
+def test_groups_in_data_arguments_become_their_tasks():
+    members = index()["ambi_synth_all"].members
+    argv = expand_data_args(["--data", "ambi_synth_all", "MMBench_DEV_EN", "--model", "m", "--data=ambi_synth_region"])
+    assert argv == ["--data", *members, "MMBench_DEV_EN", "--model", "m", "--data", "ambi_synth_region"]
+
+
+@pytest.mark.parametrize(
+    ("judge_kwargs", "want"),
+    [
+        ({"nproc": 4, "retry": 3, "timeout": 600, "verbose": False}, {}),  # no --judge: our configured judge
+        ({"model": "exact_matching", "nproc": 4}, {"backend": "offline", "embeddings": False}),
+        ({"model": "offline"}, {"backend": "offline"}),
+        (
+            {"model": "gpt-4o-mini", "api_base": "http://h:8000/v1/chat/completions", "key": "k", "nproc": 2, "retry": 1},
+            {"backend": "openai", "model": "gpt-4o-mini", "base_url": "http://h:8000/v1", "api_key": "k",
+             "max_concurrency": 2, "retries": 1},
+        ),
+        ({"model": "/models/q", "backend": "hf", "rounds": 3}, {"backend": "hf", "model": "/models/q", "rounds": 3}),
+    ],
+)  # fmt: skip
+def test_vlmevalkit_judge_arguments_map_onto_our_judge(judge_kwargs, want, monkeypatch):
+    monkeypatch.delenv("LOCAL_LLM", raising=False)
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+    assert settings_overrides(judge_kwargs) == want
+
+
+def test_local_llm_names_the_judge_model(monkeypatch):
+    monkeypatch.setenv("LOCAL_LLM", "Qwen3-8B")
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:23333/v1/chat/completions")
+    got = settings_overrides({"model": "gpt-4o-mini"})
+    assert got["model"] == "Qwen3-8B" and got["base_url"] == "http://127.0.0.1:23333/v1"
+
+
+def test_exact_matching_scores_open_answers_without_embeddings(monkeypatch):
+    from ambi_plugin.vlmeval.judges import judge_for
+
+    with judge_for({"model": "exact_matching"}) as judge:
+        info = judge.info()
+    assert info["backend"] == "offline" and info["settings"]["embeddings"] is False
+
+
+def test_responses_are_cleaned_like_lmms_eval_and_clt_stderr_matches_its_formula():
+    assert clean_response(None) == "" and clean_response(float("nan")) == "" and clean_response(" B \n") == "B"
+    items = [{"score": 2}, {"score": 0}, {"score": 1}, {"other": 5}]
+    assert clt_stderr(items) == pytest.approx(1.0 / math.sqrt(3))
+    assert clt_stderr([{"score": 1}]) is None and clt_stderr([{"x": 1}, {"x": 2}]) is None
+
+
+def test_score_task_uses_the_yaml_breakdown_hook(monkeypatch):
+    monkeypatch.setenv("AMBI_SYNTH_N", "3")
+    spec = all_specs()["ambi_synth_geometric_tf"]
+    docs = read_docs(spec)
+    gold = [hooks.doc_to_target(d) for d in docs]
+    scores = score_task(spec, docs, gold)
+    assert scores.metrics["acc"] == 1.0 and scores.metrics["unparsed_rate"] == 0.0
+    assert {"acc_easy", "fp_ratio_trap"} <= set(scores.metrics)
+    garbage = score_task(spec, docs, ["???"] * len(docs))
+    assert garbage.metrics["acc"] == 0.0 and garbage.metrics["unparsed_rate"] == 1.0
+
+
+def test_export_tsv_writes_lmudata_rows_with_our_prompts_and_pixels(tmp_path, monkeypatch):
+    monkeypatch.setenv("AMBI_SYNTH_N", "2")
+    written = export_tsv("ambi_synth_region,ambi_synth_geometric_mc", tmp_path)
+    assert [p.name for p, _, _ in written] == ["ambi_synth_region.tsv", "ambi_synth_geometric_mc.tsv"]
+    spec = all_specs()["ambi_synth_region"]
+    docs = read_docs(spec)
+    table = pd.read_csv(tmp_path / "ambi_synth_region.tsv", sep="\t")
+    kwargs = spec.prompt_kwargs_for(None)
+    assert list(table["question"]) == [hooks.doc_to_text(d, kwargs) for d in docs]
+    assert list(table["answer"]) == [hooks.doc_to_target(d) for d in docs]
+    assert [json.loads(r)["id"] for r in table["record"]] == [json.loads(d["record"])["id"] for d in docs]
+    image = Image.open(io.BytesIO(base64.b64decode(table["image"][0])))
+    assert image.tobytes() == hooks.doc_to_visual(docs[0], kwargs)[0].tobytes()
+
+
+def test_export_tsv_names_what_it_does_not_know(tmp_path):
+    with pytest.raises(ValueError, match="ambi_synth, ambibench"):
+        export_tsv("ambi_synthh", tmp_path)

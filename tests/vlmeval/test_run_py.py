@@ -1,0 +1,114 @@
+"""VLMEvalKit's real run.py (through ``python -m ambi_plugin.vlmeval``) on the synthetic suite, with the
+replay model registered into ``supported_VLM``: group expansion, ``--config`` JSON, and a failing dataset."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+from vlmeval_run import run_vlmeval, vlmeval_scores
+
+from ambi_plugin.lmms import hooks
+from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
+from ambi_plugin.vlmeval.spec import read_docs, spec_from_info
+
+pytestmark = pytest.mark.e2e
+
+N = "3"
+
+
+@pytest.fixture
+def env(offline_env, monkeypatch, tmp_path):
+    monkeypatch.setenv("AMBI_SYNTH_N", N)
+    return {**offline_env, "AMBI_SYNTH_N": N}
+
+
+def _best(metric: str, value: float) -> bool:
+    """Gold answers: every metric at its best value (NaN where a subset is empty or FP + FN = 0)."""
+    if math.isnan(value):
+        return not metric.startswith(("unparsed_rate", "judge_errors"))
+    if metric.endswith("_stderr_clt"):
+        return value == 0.0  # every item scores the same
+    if metric.startswith(("unparsed_rate", "judge_errors", "na_rate")):
+        return value == 0.0
+    if metric.startswith("desc_score"):
+        return value == 2.0
+    if metric.startswith(("human_like_rate", "no_illusion_rate")):
+        return value in (0.0, 1.0)  # 1 for the prompt's own kind, 0 for the other
+    return value == 1.0  # acc*, exact_match, ap50*, hit_rate, control_acc
+
+
+def test_gold_answers_through_run_py_score_best_and_keep_prompts(tmp_path, env):
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks="ambi_synth_all", mode="gold")
+    work = tmp_path / "out"
+    proc = run_vlmeval(
+        ["--data", "ambi_synth_all", "--model", "ambi_replay"],
+        work=work,
+        env={**env, "AMBI_REPLAY_PREDICTIONS": str(answers)},
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    scores = vlmeval_scores(work)
+    tasks = [info.name for info in expand_tasks("ambi_synth_all")]
+    assert sorted(scores) == sorted(tasks)
+    for task in tasks:
+        assert scores[task], task
+        bad = {m: v for m, v in scores[task].items() if not _best(m, v)}
+        assert not bad, f"{task}: {bad}"
+        # VLMEvalKit's prediction file holds our prompt and the replayed answer of every record
+        pred = pd.read_excel(next((work / "ambi_replay").rglob(f"ambi_replay_{task}.xlsx")))
+        spec = spec_from_info(expand_tasks(task)[0])
+        docs, kwargs = read_docs(spec), spec.prompt_kwargs_for(None)
+        assert list(pred["question"]) == [hooks.doc_to_text(d, kwargs) for d in docs]
+        assert [str(p).strip() for p in pred["prediction"]] == [hooks.doc_to_target(d).strip() for d in docs]
+
+
+def test_config_json_with_generated_class_names(tmp_path, env):
+    answers = tmp_path / "wrong.jsonl"
+    write_reference_predictions(answers, tasks="ambi_synth_geometric_tf", mode="wrong")
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "model": {"replayed": {"class": "AmbiReplayVLM", "predictions": str(answers)}},
+                "data": {"ambi_synth_geometric_tf": {"class": "AmbiSynthGeometricTf"}},
+            }
+        )
+    )
+    work = tmp_path / "out"
+    proc = run_vlmeval(["--config", str(config)], work=work, env=env)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    metrics = vlmeval_scores(work, model="replayed")["ambi_synth_geometric_tf"]
+    assert metrics["acc"] == 0.0 and metrics["unparsed_rate"] == 0.0
+
+
+def test_a_failing_dataset_makes_the_ambi_command_fail_and_named(tmp_path, env):
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks="ambi_synth_geometric_yn", mode="gold")
+    work = tmp_path / "out"
+    proc = run_vlmeval(
+        ["--data", "ambi_synth_geometric_yn", "ambi_synth_geometric_mc", "--model", "ambi_replay"],
+        work=work,
+        env={**env, "AMBI_REPLAY_PREDICTIONS": str(answers)},
+        launcher=("-m", "ambi_plugin.cli", "vlmeval"),  # the `ambi vlmeval` subcommand
+    )
+    assert proc.returncode == 1
+    assert "ambi_replay x ambi_synth_geometric_mc" in proc.stderr
+    assert vlmeval_scores(work)["ambi_synth_geometric_yn"]["acc"] == 1.0
+
+
+def test_torchrun_launches_the_module(tmp_path, env):
+    """``torchrun -m ambi_plugin.vlmeval`` (one process here: run.py's several-process mode needs NCCL GPUs)."""
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks="ambi_synth_geometric_letter", mode="gold")
+    work = tmp_path / "out"
+    proc = run_vlmeval(
+        ["--data", "ambi_synth_geometric_letter", "--model", "ambi_replay"],
+        work=work,
+        env={**env, "AMBI_REPLAY_PREDICTIONS": str(answers)},
+        launcher=("-m", "torch.distributed.run", "--nproc-per-node", "1", "-m", "ambi_plugin.vlmeval"),
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert vlmeval_scores(work)["ambi_synth_geometric_letter"]["acc"] == 1.0
