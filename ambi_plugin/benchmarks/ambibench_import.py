@@ -1,8 +1,8 @@
 """Import AmbiBench into the canonical record schema: the release layout, and the visual-anagrams gallery.
 
-**Release layout.** The full release is not public yet (the paper links an anonymous image folder and
-promises "the full dataset and evaluation scripts"). The importer reads the layout the paper
-describes, one row per question in JSONL files next to the media::
+**Our annotation layout** (for items you annotate yourself; the authors' release, ``BLNL/AmbiBench`` on the HF Hub,
+has another layout, read by :mod:`ambi_plugin.benchmarks.ambibench_release`). The importer reads the fields the
+paper describes, one row per question in JSONL files next to the media::
 
     <release>/annotations/*.jsonl        (or *.jsonl anywhere below <release>)
     <release>/<any folders>/<images, videos>

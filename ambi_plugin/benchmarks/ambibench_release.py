@@ -1,7 +1,7 @@
 """AmbiBench as its authors publish it: the Hub dataset ``BLNL/AmbiBench`` (MIT), read as released.
 
-The release (dataset card, checked Nov 2026) is an image folder with a ``metadata.jsonl``; one row per
-question with the columns
+The release (dataset card https://huggingface.co/datasets/BLNL/AmbiBench, checked Nov 2026) is an image folder with
+a ``metadata.jsonl``; one row per question with the columns
 
 * ``question``: the question posed to the model;
 * ``answer``: a single name ("snake"), a ``;``-separated pair for bistable / multi-scene ("duck; rabbit"),
@@ -12,11 +12,14 @@ question with the columns
 * ``bbox``: ``[x1, y1, x2, y2]`` (or a list of such boxes) if the question needs one, else ``[]``;
 * ``type``: the ambiguity category and the task type combined in one label.
 
-:func:`classify_type` maps a ``type`` label to one of our tasks by its words (category words such as
-"camouflaged", "bistable", "multi-scene"; task words such as "open", "choice", "localization", "region",
-"video"); ``$AMBI_AMBIBENCH_TYPE_MAP`` ("label=records name,...") overrides it. A label that names no task
-is a bad row: reported with its id, skipped and counted. What the release does not carry, and what we do
-instead, goes into the load report's notes (see docs/ambibench.md, "Reading the release").
+:func:`classify_type` maps a ``type`` label to one of our tasks by its words: a category word ("camouflaged",
+"bistable", "multi-scene" ...) and at most one task word the category has ("open", "choice", "localization",
+"region"; motion: "image", "video", "COCO"); ``$AMBI_AMBIBENCH_TYPE_MAP`` ("label=records name,...") overrides it. A
+label that names no task, or an unexpected combination ("Hybrid_multiple-choice"), is a bad row: reported with its
+id and label, skipped and counted. What the release does not carry, and what we do instead, goes into the load
+report's notes: single / combined localization queries are unknown unless the label says so (``ap50_single`` /
+``ap50_combined`` NaN), positional answers are read in the Table 7 prompts' order, and a type with no rows is listed
+as absent (its task runs on zero rows). See docs/ambibench.md, "Reading the release".
 
 Record ids are ``<file stem>`` (``<file stem>#2`` ... when one image has several questions of one task).
 Media stay where the release keeps them (absolute paths); region items get the green box drawn into
@@ -45,8 +48,10 @@ from ambi_plugin.core.schema import RecordError, validate_record, write_records
 HUB_REPO = "BLNL/AmbiBench"
 METADATA = "metadata.jsonl"
 RELEASE_COLUMNS = ("question", "answer", "file_name", "bbox", "type")
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"
 
+UNKNOWN_GROUP = "unknown"  # a box whose query the release does not call single or combined
+POSITIONAL = ("hybrid_open", "color_open", "multiview_open", "multiscene_open", "multiscene_region", "mixed_region")
 # Positional tasks: how many positions the answer must give (at least).
 MIN_POSITIONS = {
     "hybrid_open": 2,
@@ -59,9 +64,16 @@ MIN_POSITIONS = {
 }
 
 NOTE_BOX_GROUPS = (
-    "multiscene_localization: the release does not label a query 'single' or 'combined' (Table 2's loc(single) / "
-    "loc(combined)); we take it from the number of boxes (one box: single, several: combined), the definition "
-    "ap50_single / ap50_combined use"
+    "localization: the release does not say whether a query is for a single local object or a combined object "
+    "(Table 2's loc(single) / loc(combined)) and the number of boxes does not tell (an 'old man face' is one box, yet "
+    "combined), so ap50_single / ap50_combined (and hit_rate_single / hit_rate_combined) are NaN; ap50 and hit_rate "
+    "are computed over every query. A type label that says 'single' or 'combined' is used"
+)
+NOTE_BOX_GROUPS_FROM_LABEL = "localization: single / combined taken from the release's type label"
+NOTE_POSITIONS = (
+    "positional answers: the release does not say which item of an answer belongs to which view; we take them in "
+    "the order of the Table 7 prompts (Object1, Object2): hybrid near (fine details), far (from a distance); color "
+    "left subimage (acc_color), right subimage (acc_gray); multi-view upright, rotated; multi-scene layer1, layer2"
 )
 NOTE_BOX_LABELS = (
     "localization: the release's boxes carry no labels of their own; each box takes the queried object's name "
@@ -88,9 +100,27 @@ _CATEGORY_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"motion", "motion"),
     (r"colou?r", "color"),
 )
-_LOC = r"locali[sz]|loc\b|bbox|bounding|ground"
-_REGION = r"region|describ|description"
-_CHOICE = r"choice|mcq|\bmc\b|select|option"
+# task words of a label; a category takes only the task words of the tasks it has (CATEGORY_TASKS)
+_TASK_WORDS: tuple[tuple[str, str], ...] = (
+    ("localization", r"locali[sz]|\bloc\b|bbox|bounding|ground"),
+    ("region", r"region|describ"),
+    ("choice", r"choice|mcq|\bmc\b|select|option"),
+    ("video", r"video|mp4|clip"),
+    ("image", r"\bimage"),
+    ("static", r"static|control"),
+    ("open", r"\bopen"),
+    ("coco", r"coco"),
+)
+# category -> {task word (None: no task word) -> records name}
+CATEGORY_TASKS: dict[str, dict[str | None, str]] = {
+    **{cat: {None: f"{cat}_open", "open": f"{cat}_open"} for cat in ("nonambi", "camouflaged", "hybrid", "color",
+                                                                       "multiview")},
+    "geometric": {None: "geometric_yes_no", "open": "geometric_yes_no"},
+    "bistable": {None: "bistable_open", "open": "bistable_open", "choice": "bistable_choice"},
+    "motion": {"image": "motion_image_yes_no", "video": "motion_video_open", "coco": "motion_coco_yes_no"},
+    **{cat: {None: f"{cat}_open", "open": f"{cat}_open", "localization": f"{cat}_localization",
+             "region": f"{cat}_region"} for cat in ("multiscene", "mixed")},
+}  # fmt: skip
 
 
 def parse_map(text: str | None) -> dict[str, str]:
@@ -101,35 +131,29 @@ def parse_map(text: str | None) -> dict[str, str]:
 
 
 def classify_type(label: Any, *, answer: Any = None, overrides: dict[str, str] | None = None) -> str | None:
-    """The records name (our task without ``ambibench_``) of a release ``type`` label, or None."""
+    """The records name (our task without ``ambibench_``) of a release ``type`` label, or None.
+
+    A label names one category (:data:`_CATEGORY_PATTERNS`) and at most one task word (:data:`_TASK_WORDS`) that
+    the category has (:data:`CATEGORY_TASKS`); anything else ("Hybrid_multiple-choice", "Motion_static", two task
+    words) is an unknown type, never mapped somewhere near. "COCO" alone is the MS-COCO baseline (open answers) or
+    the motion study's static control (Yes / No answers), told apart by the answer."""
     if overrides and _key(label) in overrides:
         name = overrides[_key(label)]
         return name if name in TASKS_BY_DATA else None
     text = re.sub(r"[_/]+", " ", str(label or "")).lower()
     category = next((cat for pattern, cat in _CATEGORY_PATTERNS if re.search(pattern, text)), None)
-    if category is None and re.search(r"coco", text):
-        # COCO alone: the static-control images of the motion study answer Yes/No; else the MS-COCO baseline
-        category = "motion" if _key(answer) in ("yes", "no") else "nonambi"
-    if category in (None,):
+    words = [word for word, pattern in _TASK_WORDS if re.search(pattern, text)]
+    if category != "motion" and "image" in words:
+        words.remove("image")  # "Hybrid image": a task word of the motion study only
+    if category is None and words == ["coco"]:
+        category, words = ("motion", ["coco"]) if _key(answer) in ("yes", "no") else ("nonambi", [])
+    if category == "motion" and "image" in words and "coco" in words:
+        words = ["coco"]  # "Motion COCO image": the static-control images
+    if category == "nonambi" and words == ["coco"]:
+        words = []  # "Non-ambiguous (COCO)": the MS-COCO baseline
+    if category is None or len(words) > 1:
         return None
-    if category in ("nonambi", "camouflaged", "hybrid", "color", "multiview"):
-        return f"{category}_open"
-    if category == "geometric":
-        return "geometric_yes_no"
-    if category == "bistable":
-        return "bistable_choice" if re.search(_CHOICE, text) else "bistable_open"
-    if category == "motion":
-        if re.search(r"video|mp4|clip", text):
-            return "motion_video_open"
-        if re.search(r"coco|static|control", text):
-            return "motion_coco_yes_no"
-        return "motion_image_yes_no"
-    # multiscene / mixed
-    if re.search(_LOC, text):
-        return f"{category}_localization"
-    if re.search(_REGION, text):
-        return f"{category}_region"
-    return f"{category}_open"
+    return CATEGORY_TASKS[category].get(words[0] if words else None)
 
 
 # ----------------------------------------------------------------------------- one row
@@ -211,6 +235,13 @@ def _queried_object(question: str, answer: str) -> str:
     return ""
 
 
+def box_group(label: Any) -> str | None:
+    """``single`` / ``combined`` when a release type label says it, else None (never read from the box count)."""
+    text = str(label or "").lower()
+    single, combined = bool(re.search(r"single", text)), bool(re.search(r"combin", text))
+    return "single" if single and not combined else "combined" if combined and not single else None
+
+
 def importer_row(row: dict, data: str, media: Path) -> dict:
     """A release row as the importer's row (``record_from_row``'s fields). Raises ValueError naming the problem."""
     question, answer = str(row.get("question") or "").strip(), row.get("answer")
@@ -239,7 +270,8 @@ def importer_row(row: dict, data: str, media: Path) -> dict:
         obj = _queried_object(question, answer)
         if not obj:
             raise ValueError("no object: neither the answer nor the question names the object to locate")
-        out["boxes"] = [{"label": obj, "bbox": b} for b in boxes]
+        group = box_group(row.get("type"))
+        out["boxes"] = [{"label": obj, "bbox": b, **({"type": group} if group else {})} for b in boxes]
         out["object" if data == "multiscene_localization" else "objects"] = obj
     elif spec.task_type == "region":
         if len(boxes) != 1:
@@ -290,6 +322,19 @@ def _media_path(base: Path, file_name: str, data: str) -> Path:
     return base / rel
 
 
+def _box_groups(rec: dict, report: LoadReport) -> None:
+    """Single / combined from the type label when it says so; else ``unknown`` (ap50_single / _combined: NaN)."""
+    rec["breakdown_declared"] = {"group": ["single", "combined"]}
+    if rec["boxes"][0].get("group"):
+        rec["breakdown"] = {"group": rec["boxes"][0]["group"]}
+        report.note(NOTE_BOX_GROUPS_FROM_LABEL)
+        return
+    rec.pop("breakdown", None)
+    for box in rec["boxes"]:
+        box["group"] = UNKNOWN_GROUP
+    report.note(NOTE_BOX_GROUPS)
+
+
 def _finish_media(rec: dict, out: Path) -> None:
     """Image size, and the green region box drawn into ``out/media/regions``."""
     from PIL import Image
@@ -324,7 +369,10 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
             data = classify_type(row.get("type"), answer=row.get("answer"), overrides=overrides)
             if data is None:
                 unknown_types[str(row.get("type"))] = unknown_types.get(str(row.get("type")), 0) + 1
-                report.skip(base_id, f"unknown type: {row.get('type')!r} names no AmbiBench task")
+                report.skip(
+                    base_id,
+                    f"unknown type: {row.get('type')!r} names no AmbiBench task (a category with a task word it has)",
+                )
                 continue
             n = seen[(data, base_id)] = seen.get((data, base_id), 0) + 1
             rid = base_id if n == 1 else f"{base_id}#{n}"
@@ -337,11 +385,11 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
                     raise ValueError(f"missing media: {media.name} is not in {media.parent}")
                 rec = record_from_row(importer_row(row, data, media), data, rid)
                 rec["release_type"] = str(row.get("type"))
-                if data == "multiscene_localization":
-                    rec["breakdown"] = {"group": "single" if len(rec["boxes"]) == 1 else "combined"}
-                    report.note(NOTE_BOX_GROUPS)
                 if rec["task_type"] == "localization":
+                    _box_groups(rec, report)
                     report.note(NOTE_BOX_LABELS)
+                if data in POSITIONAL:
+                    report.note(NOTE_POSITIONS)
                 if rec["task_type"] == "region":
                     report.note(NOTE_REGION)
                 positions = len(rec.get("views") or [])
@@ -362,9 +410,15 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
     for data, recs in sorted(by_data.items()):
         write_records(out / f"{data}.jsonl", recs)
         report.wrote(f"ambibench_{data}", len(recs))
-    absent = sorted(set(TASKS_BY_DATA) - set(by_data))
-    if absent:
-        report.note("no records for: " + ", ".join(f"ambibench_{d}" for d in absent))
+    for data in sorted(set(TASKS_BY_DATA) - set(by_data)):
+        bad = report.skipped_by_reason(f"ambibench_{data}")
+        if data == "motion_static_yes_no":
+            reason = "made from the motion-image rows (A.7), and the release gives no usable motion-image row"
+        elif bad:
+            reason = f"every row of this type was skipped as bad ({', '.join(f'{k} {v}' for k, v in bad.items())})"
+        else:
+            reason = "the release has no row of this type"
+        report.lacks(data, reason)
     if unknown_types:
         report.note(
             "unknown type labels (map them with AMBI_AMBIBENCH_TYPE_MAP='label=records_name,...'): "

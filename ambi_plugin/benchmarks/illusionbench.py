@@ -47,6 +47,9 @@ TITLES: dict[str, str] = {
     "hard": "Hard",
 }
 BREAKDOWN_FIELDS = ("image_category", "difficulty")
+# a category or difficulty the release does not give (PROTOCOL: reported as absent, never guessed): the row counts in
+# the overall metrics and in no per-category / per-difficulty subset
+UNKNOWN = "unknown"
 
 # Prompts, verbatim from section III and Appendix A (curly quotes and "Roma number" included).
 PROMPT_TF = (
@@ -304,6 +307,15 @@ def parse_inline_options(text: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def _or_unknown(normalize, value: Any, *, where: str, mapping: Mapping[str, str] | None, keep: bool) -> str:
+    try:
+        return normalize(value, where=where, mapping=mapping)
+    except ValueError:
+        if not keep:
+            raise
+        return UNKNOWN
+
+
 def records_from_lmms_rows(
     rows: Iterable[Mapping[str, Any]],
     *,
@@ -311,16 +323,24 @@ def records_from_lmms_rows(
     source: str = HUB_ID,
     category_map: Mapping[str, str] | None = None,
     difficulty_map: Mapping[str, str] | None = None,
+    keep_unknown: bool = False,
 ) -> dict[str, list[dict]]:
     """Rows of lmms-eval's converted copy (``image, question, answer, question_type (TF/select), category,
-    question_id, image_name, difficulty_level``) -> {file name: records}. It has no golden descriptions."""
+    question_id, image_name, difficulty_level``) -> {file name: records}. It has no golden descriptions.
+
+    An unreadable category or difficulty raises, or with ``keep_unknown`` becomes :data:`UNKNOWN` (lmms-eval's
+    converter writes a missing ``Difficult Level`` as 0 and a missing ``Category`` as "Unknown")."""
     out: dict[str, list[dict]] = {FILES["true_false"]: [], FILES["choice"]: []}
     for n, row in enumerate(rows):
         rid = str(row.get("question_id") or f"{row.get('image_name')}:{n}")
         at = f"{source} row {n} (question_id={rid!r})"
         name = str(row.get("image_name") or f"{rid}.png")
-        category = normalize_category(row.get("category"), where=at, mapping=category_map)
-        difficulty = normalize_difficulty(row.get("difficulty_level"), where=at, mapping=difficulty_map)
+        category = _or_unknown(
+            normalize_category, row.get("category"), where=at, mapping=category_map, keep=keep_unknown
+        )
+        difficulty = _or_unknown(
+            normalize_difficulty, row.get("difficulty_level"), where=at, mapping=difficulty_map, keep=keep_unknown
+        )
         image = f"images/{name}"
         qtype = _words(row.get("question_type"))
         if qtype in ("tf", "true false", "judge", "binary"):

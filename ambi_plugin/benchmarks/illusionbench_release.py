@@ -9,16 +9,21 @@ The JSON is a list with one entry per image::
 Multiple-choice options are written inside ``Question`` ("... i. A hat ii. A t-shirt iii. ... iv. ...") and
 ``Correct Answer`` is "ii. A t-shirt" or the option text. ``Category`` is a letter: A (Classic Cognitive), B (Real
 Scene), C (Trap), as the copies on the Hub publish it; Ishihara and no-illusion images are not told apart, so those
-breakdowns are reported as NaN (PROTOCOL). ``$AMBI_ILLUSIONBENCH_CATEGORY_MAP`` ("A=classic,...") overrides the
-letters. ``Description`` is the golden description.
+breakdowns are reported as NaN (PROTOCOL). ``$AMBI_ILLUSIONBENCH_CATEGORY_MAP`` ("C=ishihara") overrides single
+letters; the others keep their published meaning. ``Description`` is the golden description.
 
-**lmms-eval's copy** (``lmms-lab-eval/IllusionBench``, one row per question with the image embedded): read by
-``illusionbench.records_from_lmms_rows`` row by row, bad rows skipped and counted the same way.
+**lmms-eval's copy** (``lmms-lab-eval/IllusionBench``, made by lmms-eval's ``tasks/illusionbench/convert_dataset.py``:
+one row per question with the image embedded, ``category`` "A" / "B" / "C" ("Unknown" when missing),
+``difficulty_level`` an integer (0 when missing), no golden descriptions): read by
+``illusionbench.records_from_lmms_rows`` row by row, bad rows skipped and counted the same way. Its description task
+has no records: it runs on zero rows and reports NaN, with the reason in the load summary and the results JSON.
 
 Bad rows (reported with their id and reason, skipped, counted; the rest runs): an image listed but missing from the
 zip, more than four options (markers up to ``vi``), an answer among no option, a true/false answer that is neither,
-an unknown question type, category or difficulty. macOS ``._`` entries of the zip are ignored (counted in a note);
-text with U+FFFD characters is kept as published (counted in a note).
+an unknown question type. A category or difficulty the release does not give (missing, "Unknown", level 0) is no
+reason to drop a row: it is kept with the breakdown value ``unknown`` (in the overall metrics, in no subset) and its
+id is flagged in the load report. macOS ``._`` entries of the zip are ignored (counted in a note); text with U+FFFD
+characters is kept as published and its row ids are flagged.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ AUTHORS_REPO = "MingZhangSJTU/IllusionBench"
 LMMS_REPO = IB.HUB_ID
 ANNOTATIONS = "Image_properties.json"
 IMAGES_ZIP = "IllusionDataset.zip"
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"
 # The letter codes of the published copies (lmms-eval's converter and its pull request: Classic Cognitive (A),
 # Real Scene (B), Trap (C)).
 LETTER_CATEGORIES = {"A": "classic", "B": "real_scene", "C": "trap"}
@@ -68,7 +73,20 @@ def option_count(text: str) -> int:
     return best
 
 
+NOTE_UNKNOWN = (
+    "rows whose category or difficulty the release does not give (missing, 'Unknown', level 0) are kept with the "
+    "breakdown value 'unknown': they count in the overall metrics and in no per-category / per-difficulty subset "
+    "(ids under 'flagged')"
+)
+FLAG_CATEGORY = "unknown category: kept, in no per-category subset"
+FLAG_DIFFICULTY = "unknown difficulty: kept, in no per-difficulty subset"
+FLAG_FFFD = "U+FFFD characters: kept as published"
+
+
 def category_of(value: Any, mapping: dict[str, str]) -> str:
+    """A published category (a letter, or a name) -> one of ``illusionbench.CATEGORIES``; raises when unreadable."""
+    if value is None or str(value).strip() == "":
+        raise ValueError("no category")
     raw = str(value).strip()
     if raw in mapping:
         return IB.normalize_category(mapping[raw], where="")
@@ -111,7 +129,6 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
     out_recs: dict[str, list[dict]] = {name: [] for name in IB.FILES.values()}
     task_of = {"true_false": "ambi_illusionbench_tf", "choice": "ambi_illusionbench_mc"}
     used: set[str] = set()
-    replacement = 0
     zf = zipfile.ZipFile(archive) if archive is not None else None
     try:
         for n, entry in enumerate(tqdm(entries, desc="IllusionBench: images", unit="image")):
@@ -129,26 +146,24 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
                 problem = f"bad image_name: {name!r}"
             elif name not in files and name not in members:
                 problem = f"missing image: {name} is listed but not in the release's images"
-            try:
-                category = category_of(prop.get("Category"), cat_map) if problem is None else ""
-            except ValueError:
-                problem = f"unknown category: {prop.get('Category')!r} (set AMBI_ILLUSIONBENCH_CATEGORY_MAP)"
-            try:
-                difficulty = (
-                    IB.normalize_difficulty(prop.get("Difficult Level"), mapping=diff_map) if problem is None else ""
-                )
-            except ValueError:
-                problem = f"unknown difficulty: {prop.get('Difficult Level')!r}"
             if problem is not None:
                 for rid, q in rows:
                     report.skip(rid, problem, task=task_of["true_false" if _is_tf(q) else "choice"])
                 if prop.get("Description"):
                     report.skip(f"{name}:desc", problem, task="ambi_illusionbench_description")
                 continue
+            desc = str(prop.get("Description") or "").strip()
+            ids = [rid for rid, _ in rows] + ([f"{name}:desc"] if desc else [])
+            category = _known(IB.UNKNOWN, category_of, prop.get("Category"), cat_map)
+            difficulty = _known(IB.UNKNOWN, IB.normalize_difficulty, prop.get("Difficult Level"), diff_map)
+            _flag_unknown(report, ids, category, difficulty)
+            if "\ufffd" in desc:
+                report.flag(FLAG_FFFD, f"{name}:desc")
             image = f"images/{name}"
             for rid, qa in rows:
                 text = " ".join(str(qa.get(k, "")) for k in ("Question", "Correct Answer"))
-                replacement += "\ufffd" in text
+                if "\ufffd" in text:
+                    report.flag(FLAG_FFFD, rid)
                 kind = "true_false" if _is_tf(qa) else "choice"
                 try:
                     rec = _question_record(rid, qa, image, category, difficulty, shuffle_seed)
@@ -157,7 +172,6 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
                     continue
                 out_recs[IB.FILES[kind]].append(rec)
                 used.add(name)
-            desc = str(prop.get("Description") or "").strip()
             if desc:
                 rec = IB._base(f"{name}:desc", "description", image, category, difficulty, AUTHORS_REPO)
                 rec["description"] = desc
@@ -176,13 +190,34 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
             zf.close()
     if junk:
         report.note(f"{junk} macOS '._' / __MACOSX entries in the release's images were ignored")
-    if replacement:
-        report.note(f"{replacement} questions hold U+FFFD characters (kept as published)")
     report.note(NOTE_LETTERS)
-    _declare_categories(out_recs)
-    counts = IB.write_dataset(out, out_recs)
+    return _write(out, out_recs, report)
+
+
+def _known(unknown: str, normalize, value: Any, mapping: dict[str, str]) -> str:
+    try:
+        return normalize(value, mapping=mapping)
+    except ValueError:
+        return unknown
+
+
+def _flag_unknown(report: LoadReport, ids: list[str], category: str, difficulty: str) -> None:
+    for what, value in ((FLAG_CATEGORY, category), (FLAG_DIFFICULTY, difficulty)):
+        if value == IB.UNKNOWN:
+            report.note(NOTE_UNKNOWN)
+            for rid in ids:
+                report.flag(what, rid)
+
+
+def _write(out: Path, records: dict[str, list[dict]], report: LoadReport) -> dict[str, int]:
+    """Declare the paper's breakdown values, write the records, count them; say which files have no rows."""
+    _declare_categories(records)
+    counts = IB.write_dataset(out, records)
     for name, k in counts.items():
         report.wrote("ambi_illusionbench_" + name.split("_", 1)[1], k)
+    for name in IB.FILES.values():
+        if not counts.get(name):
+            report.lacks(name, "the release gives no usable rows for it (see the skipped rows)")
     return counts
 
 
@@ -244,7 +279,8 @@ def convert_lmms(dsets, out: Path, report: LoadReport, *, source: str, shuffle_s
 
     split = "test" if "test" in dsets else next(iter(dsets))
     out_recs: dict[str, list[dict]] = {IB.FILES["true_false"]: [], IB.FILES["choice"]: []}
-    cat_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP")) or dict(LETTER_CATEGORIES)
+    # an override replaces single letters; the others keep their published meaning
+    cat_map = {**LETTER_CATEGORIES, **IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP"))}
     diff_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP"))
     for n, row in enumerate(tqdm(dsets[split], desc=f"IllusionBench: {source}", unit="row")):
         report.read()
@@ -254,25 +290,36 @@ def convert_lmms(dsets, out: Path, report: LoadReport, *, source: str, shuffle_s
         try:
             if row.get("image") is None:
                 raise ValueError("missing image: the row has no image")
+            n_options = option_count(str(row.get("question") or "")) if task == "ambi_illusionbench_mc" else 0
+            if n_options > 4:
+                raise ValueError(f"more than four options: {n_options} option markers (up to {_ROMAN[n_options - 1]}.)")
             got = IB.records_from_lmms_rows(
-                [plain], shuffle_seed=shuffle_seed, source=source, category_map=cat_map, difficulty_map=diff_map
+                [plain],
+                shuffle_seed=shuffle_seed,
+                source=source,
+                category_map=cat_map,
+                difficulty_map=diff_map,
+                keep_unknown=True,
             )
         except ValueError as exc:
             report.skip(rid, _reason(str(exc)), task=task)
             continue
         name = str(row.get("image_name") or f"{rid}.png")
         save_image(row["image"], out / "images" / name)
+        if any("\ufffd" in str(row.get(k) or "") for k in ("question", "answer")):
+            report.flag(FLAG_FFFD, rid)
         for key, recs in got.items():
             for rec in recs:
                 rec["id"] = rid if rec["id"].endswith(":0") else rec["id"]
                 out_recs[key].append(rec)
+                _flag_unknown(report, [rec["id"]], *(rec["breakdown"][f] for f in IB.BREAKDOWN_FIELDS))
     report.note(NOTE_LETTERS)
-    report.note("lmms-eval's copy has no golden descriptions: ambi_illusionbench_description has no records")
-    _declare_categories(out_recs)
-    counts = IB.write_dataset(out, out_recs)
-    for name, k in counts.items():
-        report.wrote("ambi_illusionbench_" + name.split("_", 1)[1], k)
-    return counts
+    report.lacks(
+        IB.FILES["description"],
+        f"lmms-eval's copy ({LMMS_REPO}, made by its tasks/illusionbench/convert_dataset.py) has no golden "
+        "descriptions; the authors' release has them (AMBI_ILLUSIONBENCH_HUB=" + AUTHORS_REPO + ")",
+    )
+    return _write(out, out_recs, report)
 
 
 def _reason(text: str) -> str:
@@ -283,12 +330,10 @@ def _reason(text: str) -> str:
         ("four options", "more than four options"),
         ("cannot find the options", "no options"),
         ("neither true nor false", "bad true/false answer"),
-        ("image category", "unknown category"),
-        ("difficulty", "unknown difficulty"),
         ("question_type", "unknown question type"),
     ):
         if key in low:
-            return f"{kind}: {text}"
+            return text if low.startswith(kind) else f"{kind}: {text}"
     return text
 
 

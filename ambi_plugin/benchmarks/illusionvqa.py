@@ -34,6 +34,7 @@ from ambi_plugin.core.schema import write_dataset as _write_dataset
 BENCHMARK = "illusionvqa"
 HUB_COMPREHENSION = "csebuetnlp/illusionVQA-Comprehension"
 HUB_SOFT_LOCALIZATION = "csebuetnlp/illusionVQA-Soft-Localization"
+CONVERTER_VERSION = "3"  # of the Hub loader (materialize_from_hub): a new version converts cached copies again
 
 # Table 1 / Table 8 rows, in the paper's order, with the paper's labels.
 CATEGORIES: tuple[str, ...] = (
@@ -251,47 +252,58 @@ def build_records(
     *,
     source: str,
     report: Any = None,
+    split: str = "test",
 ) -> dict[str, list[dict]]:
     """Released rows -> {file name: records} for one task (0-shot, plus 4-shot when examples are given).
 
     Rows need ``image`` as a file name (images live in ``images/<task>/`` and ``images/<task>_fewshot/``).
-    With a ``report`` (:class:`ambi_plugin.benchmarks.release.LoadReport`) a bad row is skipped and counted there,
-    and bad few-shot examples leave the 4-shot records out (with a note); without one, a bad row raises.
+    With a ``report`` (:class:`ambi_plugin.benchmarks.release.LoadReport`) a bad row, of the ``split`` read as
+    ``test_rows`` or of the few-shot (``train``) rows, is skipped and counted there (ids of other splits than
+    ``test`` read ``<split>:<id>``); when fewer than four usable examples remain, the 4-shot records are left out
+    and the report says why. Without a report, a bad row raises.
     """
     first, *rest = harness_tasks(task)
+    # a row of a split no task reads (Comprehension's 'select') belongs to no task
+    test_tasks: tuple[str | None, ...] = (first, *rest) if split == "test" else (None,)
     test = []
     for r in test_rows:
+        rid = r.get("id") if split == "test" else f"{split}:{r.get('id')}"
         try:
             test.append(
                 record_from_row(
-                    r, task=task, image=f"{_image_dir(task)}/{r['image']}", where=f"{source} test", source=source
+                    r, task=task, image=f"{_image_dir(task)}/{r['image']}", where=f"{source} {split}", source=source
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:
             if report is None:
                 raise
-            report.skip(r.get("id"), _reason(str(exc)), task=first, also=tuple(rest))
+            report.skip(rid, _reason(str(exc)), task=test_tasks[0], also=tuple(t for t in test_tasks[1:] if t))
     out = {FILES[(task, 0)]: test}
-    if fewshot_rows is not None:
+    if fewshot_rows is None:
+        if report is not None and split == "test":
+            report.lacks(FILES[(task, 4)], f"the {task} release has no 'train' split (the four few-shot examples)")
+        return out
+    shots = []
+    for k, r in enumerate(fewshot_rows):
+        rr = {**r, "id": r.get("id", f"train{k}")}
         try:
-            shots = []
-            for k, r in enumerate(fewshot_rows):
-                rr = {**r, "id": r.get("id", f"train{k}")}
-                rec = record_from_row(
-                    rr,
-                    task=task,
-                    image=f"{_image_dir(task, True)}/{r['image']}",
-                    where=f"{source} few-shot",
-                    source=source,
-                )
-                if r.get("reasoning"):
-                    rec["reasoning"] = str(r["reasoning"])
-                shots.append(rec)
-            out[FILES[(task, 4)]] = fewshot_records(task, test, shots)
+            rec = record_from_row(
+                rr, task=task, image=f"{_image_dir(task, True)}/{r['image']}", where=f"{source} train", source=source
+            )
         except (ValueError, KeyError, TypeError) as exc:
             if report is None:
                 raise
-            report.note(f"{task}: no 4-shot records: the few-shot (train) split is not usable ({exc})")
+            report.skip(f"train:{rr['id']}", _reason(str(exc)), task=rest[0], also=tuple(rest[1:]))
+            continue
+        if r.get("reasoning"):
+            rec["reasoning"] = str(r["reasoning"])
+        shots.append(rec)
+    try:
+        out[FILES[(task, 4)]] = fewshot_records(task, test, shots)
+    except ValueError as exc:
+        if report is None:
+            raise
+        report.lacks(FILES[(task, 4)], f"the few-shot ('train') split is not usable: {exc}")
     return out
 
 
@@ -354,6 +366,8 @@ def import_jsonl(
 
 
 def _hub_rows(ds, *, split: str, image_dir: Path, report: Any = None, tasks: tuple[str, ...] = ()) -> list[dict]:
+    """A Hub split's rows with their images saved to ``image_dir``; a row without an image is skipped and counted
+    (``tasks``: the tasks the row belongs to; none for a split no task reads)."""
     from ambi_plugin.benchmarks.hub import save_image
 
     rows = []
@@ -363,13 +377,14 @@ def _hub_rows(ds, *, split: str, image_dir: Path, report: Any = None, tasks: tup
         if not name and isinstance(img, dict) and img.get("path"):
             name = Path(str(img["path"])).name
         rid = row.get("id", k if split == "test" else f"{split}{k}")
-        if report is not None and split != "train":
+        if report is not None:
             report.read()
         name = str(name or f"{split}_{rid}.png")
         if img is None:
-            if report is None or split == "train":
+            if report is None:
                 raise ValueError(f"{split} row {k} (id={rid!r}): no image")
-            report.skip(rid, "missing image: the row has no image", task=tasks[0], also=tasks[1:])
+            shown = rid if split == "test" else f"{split}:{rid}"
+            report.skip(shown, "missing image: the row has no image", task=tasks[0] if tasks else None, also=tasks[1:])
             continue
         save_image(img, image_dir / name)
         rows.append({**{key: v for key, v in row.items() if key != "image"}, "id": rid, "image": name})
@@ -391,14 +406,18 @@ def _convert_task(task: str, dsets, tmp: Path, source: str, report: Any = None) 
     )
     shots = None
     if "train" in dsets:
-        shots = _hub_rows(dsets["train"], split="train", image_dir=tmp / _image_dir(task, True))
+        shots = _hub_rows(
+            dsets["train"], split="train", image_dir=tmp / _image_dir(task, True), report=report, tasks=tasks[1:]
+        )
     records = build_records(task, test, shots, source=source, report=report)
-    for split in sorted(set(dsets) - {"test", "train"}):  # e.g. Comprehension's 'select' split (11 questions)
-        rows = _hub_rows(dsets[split], split=split, image_dir=tmp / f"{_image_dir(task)}_{split}")
-        extra = build_records(task, [{**r, "image": r["image"]} for r in rows], None, source=f"{source} {split}")
+    extra_splits = sorted(set(dsets) - {"test", "train"})
+    for split in extra_splits:  # e.g. Comprehension's 'select' split (11 questions)
+        folder = f"{_image_dir(task)}_{split}"
+        rows = _hub_rows(dsets[split], split=split, image_dir=tmp / folder, report=report)
+        extra = build_records(task, rows, None, source=source, report=report, split=split)
         recs = extra[FILES[(task, 0)]]
         for rec in recs:
-            rec["image"] = rec["image"].replace(_image_dir(task) + "/", f"{_image_dir(task)}_{split}/", 1)
+            rec["image"] = rec["image"].replace(_image_dir(task) + "/", f"{folder}/", 1)
         records[f"{FILES[(task, 0)]}_{split}"] = recs
         if report is not None:
             report.note(
@@ -408,8 +427,10 @@ def _convert_task(task: str, dsets, tmp: Path, source: str, report: Any = None) 
     counts = write_dataset(tmp, records)
     if report is not None:
         for name, n in counts.items():
-            if not name.endswith(tuple(f"_{s}" for s in set(dsets) - {"test", "train"})):
+            if not name.endswith(tuple(f"_{s}" for s in extra_splits)):
                 report.wrote(f"ambi_{name}", n)
+                if n == 0:
+                    report.lacks(name, f"every {task} test row was skipped as bad (see the skipped rows)")
     return counts
 
 
@@ -437,7 +458,7 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
         or HUB_SOFT_LOCALIZATION,
     }
     resolved = {task: _resolve_source(str(src)) for task, src in sources.items()}
-    out = benchmark_cache(BENCHMARK, source_key("2", *(path for path, _ in resolved.values())))
+    out = benchmark_cache(BENCHMARK, source_key(CONVERTER_VERSION, *(path for path, _ in resolved.values())))
     if (out / ".complete").is_file():
         return out
     from ambi_plugin.benchmarks.hub import load_hub_dataset
@@ -460,7 +481,7 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
 def materialize_local(path: Path) -> Path:
     """A configured local copy (``$AMBI_ILLUSIONVQA_DIR``): a canonical folder is used as it is; a folder holding
     the two Hub repos as downloaded (subfolders named like ``illusionVQA-Comprehension`` and
-    ``illusionVQA-Soft-Localization``, e.g. from ``huggingface-cli download ... --local-dir``) is converted once."""
+    ``illusionVQA-Soft-Localization``, e.g. from ``hf download REPO --repo-type dataset --local-dir DIR``) is converted once."""
     path = Path(path).expanduser()
     if not path.is_dir():
         raise FileNotFoundError(f"the local copy of illusionvqa is configured as {str(path)!r}, which is not a folder")

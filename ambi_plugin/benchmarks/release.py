@@ -2,8 +2,11 @@
 
 * :class:`LoadReport` counts the rows read, the records written per task, and every row skipped with its id and
   reason. A bad row is reported once, skipped and counted; with strict mode (``$AMBI_STRICT=1`` or ``strict: true``
-  in the ambi config) the first bad row stops the load instead. The report is printed when a benchmark is first
-  materialised and saved as ``load_report.json`` next to the records, where the results JSON picks it up.
+  in the ambi config) the first bad row stops the load instead. Rows kept but worth a look (U+FFFD text, a breakdown
+  value the release does not give) are *flagged* with their ids; records files the release gives no rows for are
+  listed as *absent* with the reason (their tasks run on zero rows and report NaN). The report is printed when a
+  benchmark is first materialised and saved as ``load_report.json`` next to the records, where the results JSON
+  picks it up.
 * :func:`hub_snapshot` fetches a Hub dataset repo's files through ``huggingface_hub`` (the HF cache, and
   ``HF_HUB_OFFLINE=1``, honoured); :func:`unpack_zip` turns a downloaded zip into a folder once.
 """
@@ -48,6 +51,8 @@ class LoadReport:
     records: Counter = field(default_factory=Counter)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    flagged: dict[str, list[str]] = field(default_factory=dict)  # what was noticed -> ids of the rows kept
+    absent: dict[str, str] = field(default_factory=dict)  # records name -> why the release has no rows for it
 
     def read(self, n: int = 1) -> None:
         self.rows_read += n
@@ -74,6 +79,16 @@ class LoadReport:
         if text not in self.notes:
             self.notes.append(text)
 
+    def flag(self, what: str, rid: Any) -> None:
+        """A row kept as published but worth a look (``what`` says why); its id is listed under ``what``."""
+        ids = self.flagged.setdefault(what, [])
+        if str(rid) not in ids:
+            ids.append(str(rid))
+
+    def lacks(self, records: str, reason: str) -> None:
+        """The release gives no rows for the records file ``records`` (its tasks run on zero rows): say why."""
+        self.absent.setdefault(records, reason)
+
     @staticmethod
     def reason_key(reason: str) -> str:
         """The kind of a reason (its text before the first colon), for counting."""
@@ -98,6 +113,8 @@ class LoadReport:
             "skipped_by_reason": self.skipped_by_reason(),
             "skipped_by_task": self.skipped_by_task(),
             "skipped": self.skipped,
+            "flagged": self.flagged,
+            "absent": dict(sorted(self.absent.items())),
             "notes": self.notes,
         }
 
@@ -120,6 +137,11 @@ class LoadReport:
                 lines.append(f"    skipped {s['id']} ({s['task']}): {s['reason']}")
             if len(self.skipped) > max_rows:
                 lines.append(f"    ... {len(self.skipped) - max_rows} more in {REPORT_FILE}")
+        for records, reason in sorted(self.absent.items()):
+            lines.append(f"  no records: {records} (its tasks run on zero rows and report NaN): {reason}")
+        for what, ids in self.flagged.items():
+            more = f", ... {len(ids) - max_rows} more in {REPORT_FILE}" if len(ids) > max_rows else ""
+            lines.append(f"  kept, flagged ({what}): {len(ids)} rows: {', '.join(ids[:max_rows])}{more}")
         for text in self.notes:
             lines.append(f"  note: {text}")
         return "\n".join(lines)
@@ -142,6 +164,11 @@ def read_report(folder: str | Path) -> dict[str, Any] | None:
         return None
 
 
+def fetch_command(repo_id: str) -> str:
+    """The shell command that puts a Hub dataset repo into the HF cache (huggingface_hub's ``hf`` CLI)."""
+    return f"hf download {repo_id} --repo-type dataset"
+
+
 def hub_snapshot(repo_id: str, *, benchmark: str, revision: str | None = None, patterns: list[str] | None = None):
     """The local folder of a Hub dataset repo's files (downloaded, or from the HF cache when offline).
 
@@ -161,7 +188,7 @@ def hub_snapshot(repo_id: str, *, benchmark: str, revision: str | None = None, p
         raise DataUnavailableError(
             f"{benchmark}: cannot get the Hub dataset {repo_id!r} ({type(exc).__name__}: {str(exc)[:300]})"
             + (" while offline (HF_HUB_OFFLINE=1) and it is not in the HF cache" if offline else "")
-            + f". Download it once with network (huggingface-cli download {repo_id} --repo-type dataset), or point "
+            + f". Download it once with network ({fetch_command(repo_id)}), or point "
             f"AMBI_{benchmark.upper()}_DIR at a local copy (the folder as downloaded, or its zip)."
         ) from None
 
@@ -211,6 +238,7 @@ __all__ = [
     "BadRowError",
     "LoadReport",
     "REPORT_FILE",
+    "fetch_command",
     "hub_snapshot",
     "read_report",
     "strict_mode",

@@ -44,6 +44,7 @@ class Status:
     converted: list[str] = field(default_factory=list)  # converted copies in ambi-plugin's cache
     records: int | None = None  # records of the newest converted copy, from its load report
     skipped: int | None = None
+    absent: dict[str, str] = field(default_factory=dict)  # records files the release has no rows for -> why
     built: str | None = None  # the built copy under the data root (ambi build; AMBI_DATA_ROOT)
 
     @property
@@ -54,7 +55,9 @@ class Status:
     def fetch_commands(self) -> list[str]:
         if self.local is not None and not self.local_exists:
             return [f"# AMBI_{self.benchmark.upper()}_DIR points at {self.local}, which does not exist"]
-        return [f"huggingface-cli download {repo} --repo-type dataset" for repo, ok in self.cached.items() if not ok]
+        from ambi_plugin.benchmarks.release import fetch_command
+
+        return [fetch_command(repo) for repo, ok in self.cached.items() if not ok]
 
 
 def _in_hf_cache(repo: str) -> bool:
@@ -90,6 +93,7 @@ def status(benchmark: str) -> Status:
         report = read_report(p)
         if report is not None:
             st.records, st.skipped = report.get("records_total"), report.get("skipped_total")
+            st.absent = dict(report.get("absent") or {})
             break
     return st
 
@@ -109,6 +113,8 @@ def report_lines() -> list[str]:
             lines.append(f"  {repo}: {'in the HF cache' if ok else 'not in the HF cache'}")
         if st.records is not None:
             lines.append(f"  converted: {st.records} records, {st.skipped} rows skipped (see load_report.json)")
+        for records, why in st.absent.items():
+            lines.append(f"  no records: {records} (its tasks report NaN): {why}")
         for cmd in st.fetch_commands():
             lines.append(f"  fetch: {cmd}")
         if not st.available and st.local is None:

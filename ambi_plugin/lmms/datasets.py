@@ -18,18 +18,31 @@ The resolver validates every record (a malformed one stops the run before any mo
 a message naming file, line, record and field), writes a harness copy in which image paths are
 absolute and the full record is kept as one JSON string column (``record``) so Arrow never has to
 unify nested fields, and hands lmms-eval's own loader that file.
+
+**A release with no rows for a task** (lmms-eval's IllusionBench copy has no golden descriptions; an AmbiBench copy
+may lack a type) does not stop the run. lmms-eval 0.7.3 cannot run a task on an empty dataset (``datasets`` cannot
+load an empty JSON or parquet file, the task constructor reads the first document, and ``build_all_requests``
+raises "did not find any docs"), and that error aborts every other task of the run. So, for a folder converted from a
+release (it has a load report), ``resolve_jsonl(..., allow_empty=True)`` hands lmms-eval a one-row stand-in that no
+model ever sees: the task is built, makes no request (``discovery``'s hooks), and its metrics are written as NaN
+(:func:`mark_tasks_without_records`); the reason is printed, and recorded in the results JSON's
+``ambi_plugin.data.<task>.no_records``. A folder without a load report (a canonical copy you made) must hold every
+records file its tasks read.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import sys
 from collections import Counter
 from pathlib import Path
 
 from filelock import FileLock
 
+from ambi_plugin.benchmarks.release import REPORT_FILE
 from ambi_plugin.core.schema import RecordError, iter_images, read_records, write_records
 from ambi_plugin.core.scoring import slug
 from ambi_plugin.paths import cache_dir
@@ -159,15 +172,18 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
     Each record also gets ``breakdown_values``: every value its task has per breakdown field, so
     breakdown metrics exist (as NaN) even for subsets a ``--limit`` run leaves empty.
     """
-    universe: dict[str, set[str]] = {}
+    seen: dict[str, set[str]] = {}
+    declared: dict[str, set[str]] = {}
     for rec in records:
         for field, val in (rec.get("breakdown") or {}).items():
             if val is not None and val != "":
-                universe.setdefault(field, set()).add(slug(val))
+                seen.setdefault(field, set()).add(slug(val))
         # values a task reports even when the release has no item with them (NaN), e.g. a breakdown it lacks
         for field, vals in (rec.get("breakdown_declared") or {}).items():
-            universe.setdefault(field, set()).update(slug(v) for v in vals)
-    values = {field: sorted(vals) for field, vals in universe.items()}
+            declared.setdefault(field, set()).update(slug(v) for v in vals)
+    # a declared field reports exactly its declared values (the task YAML's metric names): a record whose value is
+    # outside them ("unknown") counts in the overall metrics and in no subset
+    values = {field: sorted(declared.get(field) or seen[field]) for field in {*seen, *declared}}
     root = root.resolve()
     rows = []
     for rec in records:
@@ -200,12 +216,65 @@ def check_loadable(records: list[dict], src: Path, root: Path) -> None:
                 )
 
 
-def resolve_jsonl(dataset_path: str, name: str) -> Path:
-    """Return a local JSONL (harness rows) for ``ambi://<source>`` + records ``name``."""
+def _count_rows(src: Path) -> int:
+    with src.open(encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+def _holds_no_rows(src: Path) -> bool:
+    with src.open(encoding="utf-8") as fh:
+        return not any(line.strip() for line in fh)
+
+
+def absent_reason(report: dict, name: str) -> str:
+    """Why a converted release has no records ``name`` (the loader's reason, else a generic one)."""
+    return (report.get("absent") or {}).get(name) or (
+        f"the release read from {report.get('source')} gives no rows for it "
+        f"({report.get('skipped_total', 0)} rows of the release were skipped as bad: see {REPORT_FILE})"
+    )
+
+
+def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
+    """The one-row stand-in lmms-eval is handed for a task the release has no rows for (never sent to a model)."""
+    rec = {"id": NO_RECORDS_ID, "no_records": reason}
+    row = {"id": NO_RECORDS_ID, "task_type": "none", "category": "none", "record": json.dumps(rec)}
+    out_dir = cache_dir() / "harness"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{name}-no-records-{hashlib.sha256(reason.encode()).hexdigest()[:12]}.jsonl"
+    if not out.exists():
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+    if (dataset_path, name) not in NO_RECORDS:
+        print(
+            f"ambi-plugin: {dataset_path} has no records '{name}' in {root}: {reason}. "
+            "Its tasks run on zero rows and report NaN (see ambi_plugin.data in the results JSON).",
+            file=sys.stderr,
+            flush=True,
+        )
+    NO_RECORDS[(dataset_path, name)] = reason
+    LOADED[(dataset_path, name)] = root
+    return out
+
+
+def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) -> Path:
+    """Return a local JSONL (harness rows) for ``ambi://<source>`` + records ``name``.
+
+    When a converted release (a folder with a load report) has no rows for ``name``: with ``allow_empty`` the
+    one-row stand-in of a task that runs on zero rows (:data:`NO_RECORDS` says why), else a
+    :class:`DatasetSpecError` with the reason."""
+    from ambi_plugin.benchmarks.release import read_report
+
     if not name:
         raise DatasetSpecError(f"dataset_path {dataset_path!r} needs dataset_name: <records name> in the task YAML")
     root = source_root(dataset_path)
     src = root / f"{name}.jsonl"
+    report = read_report(root)
+    if report is not None and (not src.is_file() or _holds_no_rows(src)):
+        reason = absent_reason(report, name)
+        if allow_empty:
+            return _no_records(dataset_path, name, root, reason)
+        raise DatasetSpecError(f"{dataset_path}: no records '{name}' in {root}: {reason}")
     if not src.is_file():
         available = sorted(p.stem for p in root.glob("*.jsonl"))
         raise DatasetSpecError(
@@ -226,6 +295,76 @@ def resolve_jsonl(dataset_path: str, name: str) -> Path:
 
 # (dataset_path, dataset_name) -> the folder its records came from, for the results JSON's data section
 LOADED: dict[tuple[str, str], Path] = {}
+# (dataset_path, dataset_name) -> why the release has no rows for it (its tasks run on zero rows)
+NO_RECORDS: dict[tuple[str, str], str] = {}
+NO_RECORDS_ID = "ambi-no-records"
+_WRAPPED = "__ambi_plugin_wrapped__"
+
+
+def _key(cfg: dict) -> tuple[str, str]:
+    return (str(cfg.get("dataset_path", "")), str(cfg.get("dataset_name", "")))
+
+
+def no_records_reason(task) -> str | None:
+    """Why an lmms-eval task of ours has no records in its release (None: it has records, or is not ours)."""
+    cfg = getattr(task, "config", None)
+    key = (str(getattr(cfg, "dataset_path", "") or ""), str(getattr(cfg, "dataset_name", "") or ""))
+    return NO_RECORDS.get(key)
+
+
+def _no_documents(task) -> None:
+    """``build_all_requests`` of a task without records: drop the stand-in row, make no request."""
+    split = task.config.test_split or "test"
+    for attr in ("dataset", "dataset_no_image"):
+        data = getattr(task, attr, None)
+        if data is not None and split in data:
+            data[split] = data[split].select([])
+    task.task_docs = task.dataset[split]
+    task._instances = []
+
+
+def patch_tasks_without_records() -> None:
+    """Wrap ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` (read once on the stand-in row when the task is
+    built) and ``build_all_requests`` (no request) for tasks whose release has no rows; others are untouched."""
+    import functools
+
+    from lmms_eval.api.task import ConfigurableTask
+
+    def wrap(name: str, instead) -> None:
+        original = getattr(ConfigurableTask, name)
+        if getattr(original, _WRAPPED, False):
+            return
+
+        @functools.wraps(original)
+        def method(self, *args, **kwargs):
+            if no_records_reason(self) is None:
+                return original(self, *args, **kwargs)
+            return instead(self)
+
+        setattr(method, _WRAPPED, True)
+        setattr(ConfigurableTask, name, method)
+
+    wrap("doc_to_text", lambda task: "")
+    wrap("doc_to_target", lambda task: "")
+    wrap("build_all_requests", _no_documents)
+
+
+def mark_tasks_without_records(results: dict) -> list[str]:
+    """Give every task that ran on zero rows (no records in its release) its declared metrics as NaN and zero
+    samples in an lmms-eval results dict (lmms-eval itself writes no metric for a task without documents).
+    Returns those tasks."""
+    tasks = []
+    for task, cfg in (results.get("configs") or {}).items():
+        if not isinstance(cfg, dict) or _key(cfg) not in NO_RECORDS:
+            continue
+        metrics = results.setdefault("results", {}).setdefault(task, {})
+        for entry in cfg.get("metric_list") or []:
+            if isinstance(entry, dict) and entry.get("metric"):
+                metrics.setdefault(f"{entry['metric']},none", math.nan)
+        if isinstance(results.get("n-samples"), dict):
+            results["n-samples"][task] = {"original": 0, "effective": 0}
+        tasks.append(task)
+    return tasks
 
 
 def data_summary(configs: dict) -> dict[str, dict]:
@@ -236,7 +375,7 @@ def data_summary(configs: dict) -> dict[str, dict]:
     for task, cfg in (configs or {}).items():
         if not isinstance(cfg, dict):
             continue
-        key = (str(cfg.get("dataset_path", "")), str(cfg.get("dataset_name", "")))
+        key = _key(cfg)
         root = LOADED.get(key)
         if root is None:
             continue
@@ -245,15 +384,31 @@ def data_summary(configs: dict) -> dict[str, dict]:
             out[task] = {"source": str(root), "load_report": None}
             continue
         rows = [s for s in report.get("skipped", []) if s.get("task") == task or task in (s.get("also") or ())]
+        src = root / f"{key[1]}.jsonl"
         out[task] = {
             "source": report.get("source"),
-            "records": (report.get("records") or {}).get(task, 0),
+            "records": 0 if key in NO_RECORDS or not src.is_file() else _count_rows(src),
             "skipped": len(rows),
             "skipped_by_reason": dict(sorted(Counter(LoadReport.reason_key(s["reason"]) for s in rows).items())),
             "benchmark_skipped_total": report.get("skipped_total", 0),
             "benchmark_skipped_unassigned": (report.get("skipped_by_task") or {}).get(UNASSIGNED, 0),
         }
+        if key in NO_RECORDS:
+            out[task]["no_records"] = NO_RECORDS[key]
+        if report.get("flagged"):
+            out[task]["benchmark_flagged"] = {what: len(ids) for what, ids in report["flagged"].items()}
     return out
 
 
-__all__ = ["DatasetSpecError", "RecordError", "SCHEME", "resolve_jsonl", "source_root", "harness_rows"]
+__all__ = [
+    "NO_RECORDS",
+    "DatasetSpecError",
+    "RecordError",
+    "SCHEME",
+    "harness_rows",
+    "mark_tasks_without_records",
+    "no_records_reason",
+    "patch_tasks_without_records",
+    "resolve_jsonl",
+    "source_root",
+]

@@ -5,7 +5,7 @@ loaded whenever ``lmms_eval.models`` is imported, which every evaluation run doe
 builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) therefore
 
 1. returns the manifests of our plugin models (``ambi_replay``, ``ambi_intervene``), and
-2. as a side effect wraps five lmms-eval methods (idempotent, never raising; each wrapper takes
+2. as a side effect wraps lmms-eval methods (idempotent, never raising; each wrapper takes
    ``*args, **kwargs`` and passes them on unchanged, so a new keyword in lmms-eval reaches it):
 
    * ``TaskManager.initialize_tasks`` gets our ``task_yamls/`` folder appended to its include paths,
@@ -22,6 +22,8 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
      :mod:`ambi_plugin.lmms.results_meta`).
    * ``TaskManager._get_config`` adds to a group of ours the tasks that declare ``metadata.join_groups``
      (:mod:`ambi_plugin.lmms.category_hooks`, which also derives a new category's metrics after ``download``).
+   * ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``build_all_requests``: a task of ours whose release has
+     no rows runs on zero rows, makes no request and reports NaN (:mod:`ambi_plugin.lmms.datasets`).
 
 A good guest: for a task that is not ours, the wrappers call lmms-eval's method exactly as they were
 called, and a run without any task of ours gets no ``ambi_plugin`` section and builds no judge.
@@ -59,11 +61,19 @@ def _our_yamls_are_readable(ours: str) -> bool:
     from ambi_plugin.taskindex import TaskYamlError, index
 
     try:
-        index(Path(ours))
+        idx = index(Path(ours))
     except TaskYamlError as exc:
         log.error("ambi-plugin: our tasks are disabled until this is fixed: %s", exc)
         print(f"ambi-plugin: our tasks are disabled until this is fixed: {exc}", file=sys.stderr)
         return False
+    try:  # a key lmms-eval rejects breaks that task only: name file, task and key (lmms-eval names the key alone)
+        from ambi_plugin.taskindex import lmms_eval_keys, unknown_keys
+
+        for problem in unknown_keys(idx, *lmms_eval_keys()):
+            log.error("ambi-plugin: %s", problem)
+            print(f"ambi-plugin: {problem}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a check must not break lmms-eval's task index
+        log.warning("ambi-plugin: could not check our task YAMLs' keys (%s: %s)", type(exc).__name__, exc)
     return True
 
 
@@ -122,7 +132,7 @@ def _patch_download() -> None:
         from ambi_plugin.lmms.datasets import resolve_jsonl
 
         split = self.config.test_split or "test"
-        jsonl = resolve_jsonl(path, self.DATASET_NAME or "")
+        jsonl = resolve_jsonl(path, self.DATASET_NAME or "", allow_empty=True)  # no rows: runs on zero rows
         self.DATASET_PATH = "json"
         self.DATASET_NAME = None
         bound = signature.bind(self, *args, **kwargs)
@@ -158,6 +168,13 @@ def _patch_process_results() -> None:
     ConfigurableTask.process_results = process_results
 
 
+def _patch_no_records() -> None:
+    """A task whose release has no rows runs on zero rows (:mod:`ambi_plugin.lmms.datasets`)."""
+    from ambi_plugin.lmms.datasets import patch_tasks_without_records
+
+    patch_tasks_without_records()
+
+
 def _patch_results_writer() -> None:
     """The results JSON gets an ``ambi_plugin`` section: version, judge, synth (:mod:`ambi_plugin.lmms.results_meta`)."""
     from ambi_plugin.lmms.results_meta import patch_results_writer
@@ -172,6 +189,10 @@ WRAPPED_METHODS = (
     "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated",
     # a new category as a YAML alone (lmms/category_hooks.py): joining a group of ours by metadata.join_groups
     "lmms_eval.tasks.TaskManager._get_config",
+    # a task whose release has no rows runs on zero rows (lmms/datasets.py)
+    "lmms_eval.api.task.ConfigurableTask.doc_to_text",
+    "lmms_eval.api.task.ConfigurableTask.doc_to_target",
+    "lmms_eval.api.task.ConfigurableTask.build_all_requests",
 )
 
 
@@ -193,7 +214,7 @@ def install_hooks() -> bool:
         log.info("ambi-plugin: %s=%s, lmms-eval runs without our hooks", HOOKS_ENV, os.environ.get(HOOKS_ENV))
         return False
     ok = True
-    patches = (_patch_task_manager, _patch_download, _patch_process_results, _patch_results_writer)
+    patches = (_patch_task_manager, _patch_download, _patch_process_results, _patch_results_writer, _patch_no_records)
     for patch in (*patches, *_category_patches()):
         try:
             patch()

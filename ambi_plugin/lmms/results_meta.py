@@ -7,7 +7,8 @@ method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to 
       "version": "0.1.0",
       "judge": {"backend", "model", "rounds", "rounds_used", "templates", "settings", "stats",
                 "errors": {"<task>": <judge_errors of that task>, ...}, "errors_total": n},
-      "synth": {"seed": 0, "n": 8}          # only when a task read ``ambi://synth``
+      "synth": {"seed": 0, "n": 8},         # only when a task read ``ambi://synth``
+      "viabench_debias": {"permute_seed": 3, "flip_seed": null}   # only when a VIA-Bench task ran with a seed set
     }
 
 ``judge.errors`` repeats each task's ``judge_errors`` metric (lmms-eval already aggregates it over
@@ -45,6 +46,19 @@ def _uses_synth(results: dict) -> bool:
     )
 
 
+def _viabench_debias(results: dict) -> dict[str, Any] | None:
+    """The VIA-Bench option-permutation / polarity-flip seeds of the run (``$AMBI_VIABENCH_PERMUTE_SEED``,
+    ``$AMBI_VIABENCH_FLIP_SEED``), when a VIA-Bench task ran and at least one is set."""
+    configs = results.get("configs") or {}
+    if not any(isinstance(c, dict) and str(c.get("dataset_path", "")).startswith("ambi://viabench")
+               for c in configs.values()):  # fmt: skip
+        return None
+    from ambi_plugin.benchmarks.viabench.variants import settings
+
+    seeds = settings()
+    return seeds if any(v is not None for v in seeds.values()) else None
+
+
 def ambi_section(results: dict) -> dict[str, Any]:
     """The section for a results dict (pure but for the judge's process-wide state)."""
     import ambi_plugin
@@ -67,6 +81,12 @@ def ambi_section(results: dict) -> dict[str, Any]:
             section["data"] = data
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["data"] = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        debias = _viabench_debias(results)
+        if debias:
+            section["viabench_debias"] = debias
+    except Exception as exc:  # noqa: BLE001 - the results must still be written
+        section["viabench_debias"] = {"error": f"{type(exc).__name__}: {exc}"}
     if _uses_synth(results):
         from ambi_plugin.config import data_dir
         from ambi_plugin.data.synth import DEFAULT_N
@@ -99,6 +119,9 @@ def patch_results_writer() -> None:
                 from ambi_plugin.lmms.ownership import run_has_our_tasks
 
                 if run_has_our_tasks(results):
+                    from ambi_plugin.lmms.datasets import mark_tasks_without_records
+
+                    mark_tasks_without_records(results)  # tasks whose release has no rows: NaN metrics
                     results[SECTION] = ambi_section(results)
             except Exception as exc:  # noqa: BLE001 - never break lmms-eval's save
                 log.warning("ambi-plugin: could not add the ambi_plugin section (%s: %s)", type(exc).__name__, exc)

@@ -5,7 +5,11 @@
   canonical AmbiBench fixtures, plus the dirty rows a real copy can hold;
 * :func:`illusionbench_release`: the authors' ``Image_properties.json`` + ``IllusionDataset.zip``, with the quirks
   third-party loaders report (option markers up to ``vi``, answers not among the options, images missing from the
-  zip, macOS ``._`` files, U+FFFD);
+  zip, macOS ``._`` files, U+FFFD, a missing ``Difficult Level`` or ``Category``);
+* :func:`illusionbench_lmms_copy`: the same entries as lmms-eval's ``tasks/illusionbench/convert_dataset.py`` writes
+  them for its ``lmms-lab-eval/IllusionBench`` copy (one parquet row per question, ``category`` "A" / "B" / "C" or
+  "Unknown", integer ``difficulty_level`` with 0 when missing, ``question_id`` = ``<image_name>_<running number>``,
+  images missing from the zip left out, no descriptions);
 * :func:`hub_cache`: a folder laid out as the HF Hub cache lays out a downloaded dataset repo, so loaders run with
   ``HF_HUB_OFFLINE=1`` exactly as a user's cached download does.
 """
@@ -55,6 +59,11 @@ AMBIBENCH_DIRTY = [
       "type": "Mixed_localization"}, "no bbox"),
     ({"question": "Choices: A: cat, B: dog, C: None Your answer:", "answer": "horse", "file_name": "dirty_choice.png",
       "bbox": [], "type": "Bistable_multiple-choice"}, "answer not among the options"),
+    # a category with a task word it does not have: an unknown type, never mapped near
+    ({"question": "Choices: A: cat, B: dog, C: None", "answer": "A", "file_name": "dirty_hybrid_choice.png", "bbox": [],
+      "type": "Hybrid_multiple-choice"}, "unknown type"),
+    ({"question": "Is it moving?", "answer": "No", "file_name": "dirty_static.png", "bbox": [], "type": "Motion_static"},
+     "unknown type"),
 ]  # fmt: skip
 
 
@@ -90,17 +99,16 @@ def _question(rec: dict, data: str) -> str:
     return str(rec.get("question") or AB.TASKS_BY_DATA[data].prompt)
 
 
-def ambibench_release(canonical: Path, out: Path, *, dirty: bool = True) -> Path:
-    """``out`` laid out as the ``BLNL/AmbiBench`` repo: ``README.md`` + ``test/metadata.jsonl`` + the media."""
+def ambibench_release(canonical: Path, out: Path, *, dirty: bool = True, omit: tuple[str, ...] = ()) -> Path:
+    """``out`` laid out as the ``BLNL/AmbiBench`` repo: ``README.md`` + ``test/metadata.jsonl`` + the media; ``omit``
+    leaves out the rows of some records names (a copy missing a type)."""
     split = out / "test"
     split.mkdir(parents=True, exist_ok=True)
     rows = []
     for spec in AB.TASKS:
-        if spec.data == "motion_static_yes_no":
-            continue  # the loader makes these from the motion-image rows
+        if spec.data == "motion_static_yes_no" or spec.data in omit:
+            continue  # the loader makes the static items from the motion-image rows
         for k, rec in enumerate(read_records(canonical / f"{spec.data}.jsonl")):
-            if spec.data == "multiscene_localization" and rec.get("breakdown", {}).get("group") == "combined":
-                continue  # one query per image here: the release does not record single / combined
             media = rec.get("video") or rec["image"]
             stem = f"{spec.data}_{k:03d}"
             suffix = Path(media).suffix
@@ -201,7 +209,27 @@ def illusionbench_entries() -> list[dict]:
             "qa_data": [{"Question": "It moves.", "Question Type": "TF", "Correct Answer": "False"}],
         }
     )  # fmt: skip
+    # kept with the breakdown value "unknown": no "Difficult Level" (lmms-eval's converter writes 0), no "Category"
+    # (the converter writes "Unknown")
+    entries.append(
+        {
+            "image_property": {"image_name": "no_level.png", "Category": "A", "Description": "Lines that bend (6)."},
+            "qa_data": [{"Question": "The lines are straight.", "Question Type": "TF", "Correct Answer": "True"}],
+        }
+    )
+    entries.append(
+        {
+            "image_property": {"image_name": "no_category.png", "Difficult Level": 2, "Description": "A vase (7)."},
+            "qa_data": [{"Question": "Two faces look at each other.", "Question Type": "TF", "Correct Answer": "True"}],
+        }
+    )
     return entries
+
+
+# lmms-eval's converter (tasks/illusionbench/convert_dataset.py, EvolvingLMMs-Lab/lmms-eval pull request #1035):
+# the defaults it writes for a missing "Category" / "Difficult Level"
+LMMS_MISSING_CATEGORY = "Unknown"
+LMMS_MISSING_LEVEL = 0
 
 
 def illusionbench_release(out: Path) -> Path:
@@ -222,4 +250,53 @@ def illusionbench_release(out: Path) -> Path:
             zf.writestr(f"IllusionDataset/._{name}", b"\x00\x05\x16\x07")
     shutil.rmtree(tmp)
     (out / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n# IllusionBench\n", encoding="utf-8")
+    return out
+
+
+def illusionbench_lmms_copy(out: Path) -> Path:
+    """``out`` laid out as lmms-eval's ``lmms-lab-eval/IllusionBench`` copy (``data/test-*.parquet`` + README), its
+    rows made from :func:`illusionbench_entries` the way lmms-eval's converter makes them."""
+    import datasets
+
+    rows = []
+    counter = 0
+    for i, entry in enumerate(illusionbench_entries()):
+        prop = entry["image_property"]
+        name = prop["image_name"]
+        if name.startswith("missing"):
+            continue  # the converter leaves out images missing from the zip
+        tmp = out / ".img.png"
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        _png(tmp, i)
+        image = Image.open(tmp).convert("RGB")
+        for qa in entry["qa_data"]:
+            rows.append(
+                {
+                    "image": image,
+                    "question": qa["Question"],
+                    "answer": qa["Correct Answer"],
+                    "question_type": qa["Question Type"],
+                    "category": prop.get("Category", LMMS_MISSING_CATEGORY),
+                    "question_id": f"{name}_{counter}",
+                    "image_name": name,
+                    "difficulty_level": prop.get("Difficult Level", LMMS_MISSING_LEVEL),
+                }
+            )
+            counter += 1
+        tmp.unlink()
+    features = datasets.Features(
+        {
+            "image": datasets.Image(),
+            "question": datasets.Value("string"),
+            "answer": datasets.Value("string"),
+            "question_type": datasets.Value("string"),
+            "category": datasets.Value("string"),
+            "question_id": datasets.Value("string"),
+            "image_name": datasets.Value("string"),
+            "difficulty_level": datasets.Value("int32"),
+        }
+    )
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    datasets.Dataset.from_list(rows, features=features).to_parquet(str(out / "data" / "test-00000-of-00001.parquet"))
+    (out / "README.md").write_text("---\nlicense: cc-by-nc-4.0\n---\n# IllusionBench (lmms-eval layout)\n")
     return out

@@ -14,8 +14,10 @@ from published_layouts import AMBIBENCH_DIRTY, AMBIBENCH_TYPES, ambibench_releas
 from ambi_plugin.benchmarks import ambibench as AB
 from ambi_plugin.benchmarks.ambibench_release import (
     HUB_REPO,
+    box_group,
     choices_from_question,
     classify_type,
+    convert_release,
     materialize_from_hub,
     materialize_release,
 )
@@ -63,10 +65,61 @@ def _records(root: Path) -> dict[str, list[dict]]:
         ("Mixed_region description", "a; b", "mixed_region"),
         ("Surreal", "x", None),
         ("", "x", None),
+        # a task word the category does not have: unknown, never mapped to the category's other task
+        ("Hybrid_multiple-choice", "A", None),
+        ("Color_localization", "bee", None),
+        ("Geometric_region", "Yes", None),
+        ("Camouflaged_video", "snake", None),
+        ("Multi-scene_choice", "A", None),
+        # the A.7 static prompt is not the COCO control; a motion label must say image, video or COCO
+        ("Motion_static", "No", None),
+        ("static", "No", None),
+        ("Motion", "Yes", None),
+        # two task words
+        ("Mixed_localization_region", "bear", None),
     ],
 )
 def test_type_labels_map_to_tasks(label, answer, want):
     assert classify_type(label, answer=answer) == want
+
+
+@pytest.mark.parametrize(
+    ("label", "want"),
+    [("Multi-scene_localization", None), ("Multi-scene_localization_single", "single"),
+     ("Multi-scene loc(combined)", "combined"), ("single combined", None)],
+)  # fmt: skip
+def test_box_groups_come_from_the_label_only(label, want):
+    assert box_group(label) == want
+
+
+def test_single_and_combined_are_never_read_from_the_box_count(tmp_path):
+    """An 'old man face' is one box yet combined: without a label saying so, the split is unknown (NaN)."""
+    from PIL import Image
+
+    from ambi_plugin.benchmarks.release import LoadReport
+    from ambi_plugin.core.scoring import aggregate, score_item
+
+    split = tmp_path / "rel" / "test"
+    split.mkdir(parents=True)
+    Image.new("RGB", (100, 80)).save(split / "face.png")
+    q = AB.PROMPT_MULTISCENE_LOCALIZATION.format(object="old man face", width=100, height=80)
+    rows = [
+        {"question": q, "answer": "old man face", "file_name": "face.png", "bbox": [10, 10, 60, 70],
+         "type": "Multi-scene_localization"},
+        {"question": q, "answer": "old man face", "file_name": "face.png", "bbox": [10, 10, 60, 70],
+         "type": "Multi-scene_localization_combined"},
+    ]  # fmt: skip
+    (split / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = LoadReport("ambibench", "test")
+    convert_release(tmp_path / "rel", tmp_path / "out", report)
+    unlabelled, labelled = read_records(tmp_path / "out" / "multiscene_localization.jsonl")
+    assert {b["group"] for b in unlabelled["boxes"]} == {"unknown"} and "breakdown" not in unlabelled
+    assert labelled["breakdown"] == {"group": "combined"}
+    items = [score_item(unlabelled, "[(10, 10, 60, 70)]")]
+    assert aggregate("ap50", items) == 1.0 and aggregate("hit_rate", items) == 1.0
+    assert math.isnan(aggregate("ap50_single", items)) and math.isnan(aggregate("ap50_combined", items))
+    assert any("ap50_single / ap50_combined" in n and "NaN" in n for n in report.notes)
+    assert any("type label" in n for n in report.notes)
 
 
 def test_type_map_overrides_the_words():
@@ -94,10 +147,14 @@ def test_every_task_is_read_and_dirty_rows_are_skipped_with_their_reason(release
     assert report["rows_read"] == len(rows)
     assert report["records_total"] == sum(len(v) for v in recs.values())
     assert report["skipped_by_task"]["ambibench_camouflaged_open"] == 2
-    # what the release lacks is said, not guessed
-    assert any("single" in n and "combined" in n for n in report["notes"])
-    groups = {r["breakdown"]["group"]: len(r["boxes"]) for r in recs["multiscene_localization"]}
-    assert groups.get("single", 1) == 1 and groups.get("combined", 2) > 1
+    assert report["absent"] == {}
+    # what the release lacks is said, not guessed: single / combined is unknown whatever the number of boxes
+    assert any("single" in n and "combined" in n and "NaN" in n for n in report["notes"])
+    assert {len(r["boxes"]) for r in recs["multiscene_localization"]} >= {1, 2}
+    for r in recs["multiscene_localization"] + recs["mixed_localization"]:
+        assert "group" not in (r.get("breakdown") or {}) and {b["group"] for b in r["boxes"]} == {"unknown"}
+    # the assumed order of positional answers is said in the notes
+    assert any("near" in n and "left subimage" in n and "upright" in n for n in report["notes"])
     # motion videos: the .png placeholder resolves to the .mp4 file
     for r in recs["motion_video_open"]:
         assert r["video"].endswith(".mp4") and Path(r["video"]).is_file()
@@ -154,7 +211,7 @@ def test_offline_without_a_cached_copy_says_what_to_do(tmp_path, monkeypatch):
     monkeypatch.setattr(C, "HF_HUB_OFFLINE", True)
     with pytest.raises(DataUnavailableError, match="AMBI_AMBIBENCH_DIR") as err:
         materialize_from_hub()
-    assert HUB_REPO in str(err.value) and "huggingface-cli download" in str(err.value)
+    assert HUB_REPO in str(err.value) and f"hf download {HUB_REPO} --repo-type dataset" in str(err.value)
 
 
 @pytest.mark.e2e
@@ -176,8 +233,8 @@ def test_ambibench_all_runs_on_the_published_layout(release, tmp_path, offline_e
     assert sorted(got) == sorted(t.name for t in AB.TASKS)
     for spec in AB.TASKS:
         for name, value in got[spec.name].items():
-            if name == "ap50_combined" and not any(len(r["boxes"]) > 1 for r in recs[spec.data]):
-                assert math.isnan(value), (spec.name, name)  # no query with several objects
+            if name.endswith(("_single", "_combined")):
+                assert math.isnan(value), (spec.name, name)  # the release does not say single / combined
             elif name in ("acc", "exact_match", "ap50", "hit_rate") or name.startswith("acc_"):
                 assert value == 1.0, (spec.name, name, value)
     data = run.results["ambi_plugin"]["data"]
@@ -186,6 +243,37 @@ def test_ambibench_all_runs_on_the_published_layout(release, tmp_path, offline_e
     assert data["ambibench_hybrid_open"]["skipped"] == 0
     assert data["ambibench_hybrid_open"]["benchmark_skipped_total"] == len(AMBIBENCH_DIRTY)
     assert data["ambibench_hybrid_open"]["records"] == len(recs["hybrid_open"])
+
+
+@pytest.mark.e2e
+def test_a_copy_missing_a_type_still_runs_ambibench_all(tmp_path, offline_env, ambibench_fixtures_dir):
+    """No geometric and no motion-image rows: ``ambibench_all`` runs; those tasks (and the static items made from
+    motion images) report NaN with the reason in the results JSON; every other task is scored."""
+    missing = ("geometric_yes_no", "motion_image_yes_no")
+    copy = ambibench_release(Path(ambibench_fixtures_dir), tmp_path / "AmbiBench", dirty=False, omit=missing)
+    root = materialize_release(copy)
+    absent = read_report(root)["absent"]
+    assert set(absent) == {*missing, "motion_static_yes_no"}
+    assert absent["geometric_yes_no"] == "the release has no row of this type"
+    recs = _records(root)
+    answers = [{"task": f"ambibench_{d}", "id": r["id"], "response": gold_response(r)} for d, rs in recs.items()
+               for r in rs]  # fmt: skip
+    preds = tmp_path / "answers.jsonl"
+    preds.write_text("".join(json.dumps(a) + "\n" for a in answers))
+    env = {**offline_env, "AMBI_AMBIBENCH_DIR": str(copy)}
+    run = run_lmms_eval(replay_args(preds, AB.ALL_GROUP), output=tmp_path / "out", env=env, timeout=900)
+    assert run.results is not None, run.tail()
+    got = task_metrics(run.results)
+    assert sorted(got) == sorted(t.name for t in AB.TASKS)
+    empty = {f"ambibench_{d}" for d in absent}
+    data = run.results["ambi_plugin"]["data"]
+    for spec in AB.TASKS:
+        if spec.name in empty:
+            assert got[spec.name] and all(math.isnan(v) for v in got[spec.name].values()), spec.name
+            assert data[spec.name]["records"] == 0 and data[spec.name]["no_records"] == absent[spec.data]
+        else:
+            assert got[spec.name].get("acc", got[spec.name].get("exact_match", got[spec.name].get("ap50"))) == 1.0
+            assert "no_records" not in data[spec.name]
 
 
 def test_no_placeholder_repo_names_remain():

@@ -28,4 +28,42 @@ def test_ambi_data_reports_cached_local_and_missing(tmp_path, monkeypatch, capsy
     assert "ambibench: available" in out and "BLNL/AmbiBench: in the HF cache" in out
     assert "illusionbench: missing" in out and "does not exist" in out
     for repo in HUB_SOURCES["illusionvqa"]:
-        assert f"fetch: huggingface-cli download {repo} --repo-type dataset" in out
+        assert f"fetch: hf download {repo} --repo-type dataset" in out
+
+
+def test_ambi_data_names_the_records_a_converted_copy_lacks(tmp_path, monkeypatch, capsys):
+    from published_layouts import illusionbench_lmms_copy
+
+    from ambi_plugin.benchmarks.illusionbench import materialize_local
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
+    copy = illusionbench_lmms_copy(tmp_path / "IllusionBench")
+    monkeypatch.setenv("AMBI_ILLUSIONBENCH_DIR", str(copy))
+    materialize_local(copy)
+    st = status("illusionbench")
+    assert st.available and st.records == 15 and st.skipped == 3
+    assert "no golden descriptions" in st.absent["illusionbench_description"]
+    assert main(["data"]) == 0
+    assert "no records: illusionbench_description (its tasks report NaN)" in capsys.readouterr().out
+
+
+def test_the_fetch_command_is_one_the_installed_hf_cli_accepts():
+    """The installed huggingface_hub (2.x) ships only the ``hf`` CLI (no ``huggingface-cli``): the printed command parses."""
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ambi_plugin.benchmarks.release import fetch_command
+
+    argv = shlex.split(fetch_command("BLNL/AmbiBench"))
+    assert argv[:2] == ["hf", "download"] and "huggingface-cli" not in " ".join(argv)
+    hf = Path(sys.executable).with_name("hf")
+    assert hf.is_file(), "huggingface_hub's hf CLI is not installed next to this interpreter"
+    # --help after the arguments: the CLI parses them (an unknown option or a missing REPO_ID fails) and stops there
+    proc = subprocess.run([str(hf), *argv[1:], "--help"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "--repo-type" in proc.stdout
+    bad = subprocess.run([str(hf), "download", "--no-such-option", "x", "--help"], capture_output=True, timeout=120)
+    assert bad.returncode != 0
