@@ -137,19 +137,25 @@ VIA_VARIANTS = (
     Variant("manual CoT", ("ambi_viabench_val_manual_cot", "ambi_viabench_manual_cot"), {"s": "_manual_cot"}),
     Variant("blind", ("ambi_viabench_val_blind", "ambi_viabench_blind"), {"s": "_blind"}),
 )
+VIA_COLUMNS = tuple(Column(f"{c.upper()} {p.title()}", ((None, f"acc_{p}_{c}"), (f"ambi_viabench_{c}{{s}}", f"acc_{p}")))
+                    for c in VIA_CATEGORIES for p in ("match", "judge"))  # fmt: skip
 VIABENCH = (
-    Layout("via_main", "viabench", "VIA-Bench Table 3.2: accuracy (%), Match and Judge per category",
-           tuple(Column(f"{c.upper()} {p.title()}", ((None, f"acc_{p}_{c}"), (f"ambi_viabench_{c}{{s}}", f"acc_{p}")))
-                 for c in VIA_CATEGORIES for p in ("match", "judge")),
+    Layout("via_main", "viabench", "VIA-Bench Table 3.2: accuracy (%), Match and Judge per category", VIA_COLUMNS,
            VIA_VARIANTS, avg=True, rank=True,
            note="Avg. = mean of the 12 Match and Judge cells; Rank by Avg. within the rows of this table (PROTOCOL)."),
+    Layout("via_table_4_1", "viabench", "VIA-Bench Table 4.1: normal versus zero-shot and manual CoT (%)",
+           VIA_COLUMNS, VIA_VARIANTS[:3], avg=True,
+           note="Avg. = mean of the 12 Match and Judge cells; each CoT row is compared with the paper's CoT row."),
 )  # fmt: skip
 
 # RCID: metric names human_like_rate / no_illusion_rate / na_rate / control_acc, per illusion type and prompt
-# family. runs.canonical_rcid() gathers them from any rcid task into the pseudo-task "rcid" as
-# <base>_<type>_<family>, whatever the task layout (one task per type and family, or breakdown suffixes).
+# setting. canonical_rcid() gathers them from the rcid tasks into the pseudo-task "rcid" as
+# <base>_<type>_<setting>: the setting is the prompt family (Figure 4) or the Figure 8 variant named by the task.
 RCID_TYPES = ("contrast", "stripe", "filter")
 RCID_FAMILIES = ("pixel", "human", "neutral")
+RCID_FIG8 = (("simple prompt", "neutral"), ("CoT", "cot"), ("illusion emphasized", "illusion"),
+             ("few-shot NI", "fewshot_ni"), ("few-shot HL", "fewshot_hl"))  # fmt: skip
+RCID_SETTINGS = (*RCID_FAMILIES, *(s for _, s in RCID_FIG8[1:]))
 RCID_MEASURES = (("No Illusion", "no_illusion_rate"), ("Human-like", "human_like_rate"), ("N/A", "na_rate"),
                  ("Accuracy (controls)", "control_acc"))  # fmt: skip
 RCID_VARIANTS = tuple(Variant(f"{f} prompts", ("rcid",), {"f": f}) for f in RCID_FAMILIES)
@@ -158,6 +164,12 @@ RCID = (
            tuple(Column(f"{t.title()} {label}", (("rcid", f"{m}_{t}_{{f}}"),))
                  for t in RCID_TYPES for label, m in RCID_MEASURES), RCID_VARIANTS,
            note="No Illusion / Human-like / N/A on illusion images; accuracy on the non-illusion controls."),
+    Layout("rcid_figure_8", "rcid", "RCID Figure 8: response proportions (%) per prompting method",
+           tuple(Column(f"{t.title()} {label}", (("rcid", f"{m}_{t}_{{f}}"),))
+                 for t in RCID_TYPES for label, m in RCID_MEASURES[:3]),
+           tuple(Variant(label, ("rcid",), {"f": f}) for label, f in RCID_FIG8),
+           note="Neutral question (no pixel / human prefix) with each prompting method; the CoT, illusion-hint and "
+                "few-shot texts are ours (docs/rcid.md)."),
     Layout("rcid_table_1", "rcid", "RCID Table 1: no-illusion (NI) and human-like (HL) rates (%)",
            tuple(Column(f"{t.title()} {f} {short}", (("rcid", f"{m}_{t}_{f}"),))
                  for t in ("contrast", "filter", "stripe") for f in ("pixel", "human")
@@ -178,29 +190,50 @@ def paper_tasks() -> set[str]:
     return out
 
 
+def _rcid_named(task: str, names: Sequence[str]) -> list[str]:
+    """The ``names`` that occur in ``task`` as whole ``_``-separated words (``fewshot_ni`` counts as one)."""
+    return [n for n in names if f"_{n}_" in f"_{task}_"]
+
+
+def rcid_setting(task: str) -> tuple[str, bool] | None:
+    """(setting, named) of an RCID task: the one prompt family or Figure 8 variant its name names
+    (``ambi_rcid_contrast_fewshot_ni`` -> fewshot_ni); ("neutral", False) when it names none (a question with
+    no prefix); None when it names several."""
+    found = _rcid_named(task, RCID_SETTINGS)
+    if len(found) > 1:
+        return None
+    return (found[0], True) if found else ("neutral", False)
+
+
 def canonical_rcid(metrics: dict[str, dict[str, float]]) -> dict[str, float]:
-    """RCID metrics of every ``*rcid*`` task as ``{<base>_<type>_<family>: value}``: the illusion type and
-    prompt family are read from the task name's and the metric suffix's words (family "neutral" when
-    neither names one)."""
-    out: dict[str, float] = {}
+    """RCID metrics of every ``*rcid*`` task as ``{<base>_<type>_<setting>: value}``.
+
+    The illusion type comes from the task name (``ambi_rcid_contrast_pixel``) or, for a task over several
+    types, from a metric suffix that is exactly a type (``human_like_rate_contrast`` of ``ambi_rcid_pixel``);
+    any other suffix (a breakdown such as ``_far`` or ``_left_right``) is not a cell. The setting comes from
+    the task name (:func:`rcid_setting`); a task that names its setting wins over one that names none."""
+    out: dict[str, tuple[bool, float]] = {}
     for task, vals in metrics.items():
         if "rcid" not in task:
             continue
-        task_words = task.split("_")
+        setting = rcid_setting(task)
+        task_types = _rcid_named(task, RCID_TYPES)
+        if setting is None or len(task_types) > 1:
+            continue
         for name, val in vals.items():
             base = next((b for b in RCID_BASES if name == b or name.startswith(b + "_")), None)
             if base is None:
                 continue
-            words = task_words + name[len(base) :].split("_")
-            kinds = [w for w in words if w in RCID_TYPES]
-            fams = [w for w in words if w in RCID_FAMILIES]
-            if len(set(kinds)) != 1 or len(set(fams)) > 1:
-                continue  # an overall or a mixed value: not a cell of the per-type tables
-            key = f"{base}_{kinds[0]}_{fams[0] if fams else 'neutral'}"
-            # a per-type breakdown inside a task wins over the task's overall value
-            if key not in out or name != base:
-                out[key] = val
-    return out
+            suffix = name[len(base) + 1 :]
+            if suffix and suffix not in RCID_TYPES:
+                continue  # a breakdown value, not a cell
+            kinds = set(task_types) | ({suffix} if suffix else set())
+            if len(kinds) != 1:
+                continue  # an overall value over several types, or a type clash
+            key = f"{base}_{kinds.pop()}_{setting[0]}"
+            if key not in out or (setting[1] and not out[key][0]):
+                out[key] = (setting[1], val)
+    return {k: v for k, (_, v) in out.items()}
 
 
 GENERIC_AUX = ("unparsed_rate", "judge_errors", "judge_unscored_rate", "empty_count", "random_baseline")

@@ -24,12 +24,19 @@ HUB_ROWS = [
     ("contrast", "same", "bad_image"),
 ]
 N_GOOD, N_BAD = 10, 3
+# A release that differs from what the loader assumes: classes it does not know, a folder naming no type.
+UNEXPECTED_ROWS = [
+    *[("contrast", "illusion_left_darker", f"u{k}") for k in range(4)],
+    *[("contrast", "no_illusion", f"v{k}") for k in range(2)],
+    ("shapes", "look_like_different", "untyped"),  # a folder that names no illusion type
+    ("contrast", "same", "ok1"),
+]
 
 
-def hub_layout(root: Path) -> Path:
-    """Write the fixture folder; ``bad_image`` holds bytes no decoder reads."""
+def hub_layout(root: Path, rows: list[tuple[str, str, str]] | None = None) -> Path:
+    """Write the fixture folder (``rows``: default :data:`HUB_ROWS`); ``bad_image`` holds bytes no decoder reads."""
     rng = np.random.default_rng(0)
-    for ttype, label, stem in HUB_ROWS:
+    for ttype, label, stem in HUB_ROWS if rows is None else rows:
         path = root / "test" / ttype / label / f"{stem}.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         if stem == "bad_image":

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from rcid_fixtures import N_BAD, N_GOOD, hub_layout
+from rcid_fixtures import N_BAD, N_GOOD, UNEXPECTED_ROWS, hub_layout
 
 from ambi_plugin.benchmarks.rcid import LABELS, build_synthetic, materialize_from_hub
 from ambi_plugin.benchmarks.rcid import prompts as P
@@ -127,6 +127,54 @@ def test_hub_layout_import_reports_and_skips_bad_rows(tmp_path, caplog):
     assert stripes["test_s1"]["question"].startswith("Based on human perception, how do the colors")
     assert stripes["test_s5"]["is_illusion"] is False
     assert counts["rcid_stripe_fewshot_hl"] == 5 and counts["rcid_contrast_fewshot_hl"] == 0  # 2 illusions only
+    assert manifest["warnings"] == [] and "were skipped" not in caplog.text  # 3 of 13: not a large share
+
+
+def test_a_release_unlike_the_assumptions_warns_loudly(tmp_path, caplog):
+    src = hub_layout(tmp_path / "hub", UNEXPECTED_ROWS)
+    root = materialize_from_hub(str(src))
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["n_skipped"] == 7 and manifest["counts"]["rcid_contrast_pixel"] == 1
+    (warning,) = manifest["warnings"]
+    assert "7 of 8 rows (88%)" in warning
+    assert "'illusion_left_darker' (4), 'no_illusion' (2)" in warning  # the unknown labels, most frequent first
+    assert "unknown_label 6, unknown_type 1" in warning and "AMBI_RCID_TYPE" in warning
+    assert warning in caplog.text
+    from ambi_plugin.benchmarks.release import read_report
+
+    assert warning in read_report(root)["notes"]
+
+
+def test_skip_warning_threshold():
+    from ambi_plugin.benchmarks.rcid.hub import LOUD_SHARE, skip_warning
+
+    rows = [{"id": "a", "kind": "unknown_label", "label": "x"}]
+    assert skip_warning(rows, int(1 / LOUD_SHARE) + 1, "src") is None
+    assert "1 of 4 rows" in skip_warning(rows, 4, "src") and skip_warning([], 0, "src") is None
+
+
+def test_cot_instruction_is_on_its_own_line():
+    from ambi_plugin.lmms.hooks import build_prompt
+    from ambi_plugin.taskindex import index
+
+    kwargs = index()["ambi_rcid_contrast_cot"].config["lmms_eval_specific_kwargs"]["default"]
+    prompt = build_prompt({**MC, "question": "How do the colors of A and B compare?"}, kwargs)
+    assert "III. They are exactly same\nFirst consider whether" in prompt
+    fkw = index()["ambi_rcid_filter_cot"].config["lmms_eval_specific_kwargs"]["default"]
+    assert build_prompt({**FILTER, "question": "What color is the ball?"}, fkw).startswith(
+        "What color is the ball?\nFirst consider"
+    )
+
+
+def test_rcid_yamls_are_up_to_date():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "task_yamls" / "ambi_rcid"
+    before = {p.name: p.read_text() for p in folder.glob("*.yaml")}
+    subprocess.run([sys.executable, str(folder / "_generate_configs.py")], check=True)
+    assert {p.name: p.read_text() for p in folder.glob("*.yaml")} == before and len(before) == 22
 
 
 def test_table1_reference_rows():

@@ -137,15 +137,38 @@ CASES = [
     ("I cannot determine this from the image.", None),
     ("the answer is a bit unclear", None),  # an article, not a label
     ("A or B, hard to say", None),  # several bare letters: no guess
-    ("Six fingers", None),  # option text: the Judge protocol reads it, Match does not
+    ("Six fingers", None),  # option text without a marker: the Judge protocol reads it, Match does not
     ("", None),
     ("   ", None),
+    # a label followed by a word or "/" is no label
+    ("Answer: I cannot determine.", None),  # the pronoun I, not option I
+    ("Answer: [A/B/C/D]", None),  # the template echoed
+    ("Answer: A/B", None),
+    ("Answer: I think it is B", None),
+    ("Answer: B because the thumb counts too.", 1),  # a connective after the label
+    ("The answer is B, since the thumb counts.", 1),
+    ("Answer: B Six fingers", 1),  # the label and its own option text
+    # option text after a marker reads as that option
+    ("Answer: Not Sure", 3),
+    ("**Answer:** not sure.", 3),
+    ("Answer: [Six fingers]", 1),
+    ("Answer: Six fingers, counting the thumb.", 1),
+    ("Answer: Six", None),  # part of an option is not its text
+    ("Option A is five. Answer: [Four fingers]", 2),
 ]
+OPTIONS = ["Five fingers", "Six fingers", "Four fingers", S.NOT_SURE]
 
 
 @pytest.mark.parametrize(("response", "want"), CASES)
 def test_match_regex_on_realistic_outputs(response, want):
-    assert match_label(response, 4).index == want
+    assert match_label(response, OPTIONS).index == want
+
+
+def test_match_without_option_texts_reads_labels_only():
+    assert match_label("Answer: [B]", 4).index == 1
+    assert match_label("Answer: Not Sure", 4).index is None
+    assert match_label("Answer: I cannot determine.", 4).index is None
+    assert match_label("Answer: Not Sure", OPTIONS).reason == "option_text"
 
 
 @pytest.mark.parametrize("junk", [None, b"Answer: [A]", 12, ["A"], "x" * 300_000 + "Answer: [C]"])
@@ -176,6 +199,18 @@ def test_both_protocols_side_by_side(rec):
     assert aggregate("acc_match_va", items) == pytest.approx(1 / 5) and math.isnan(aggregate("acc_match_ci", items))
     with pytest.raises(KeyError, match="Expected a VIA-Bench metric"):
         aggregate("acc_foo", items)
+
+
+def test_not_sure_written_out_counts_as_not_sure(rec):
+    judge = OfflineJudge()
+    items = [
+        score_item(rec, r, judge=judge) for r in ("Answer: Not Sure", "Answer: [D]", "Answer: I cannot determine.")
+    ]
+    assert [it["match_pred"] for it in items] == [3, 3, None]
+    assert aggregate("not_sure_rate", items) == pytest.approx(2 / 3)
+    assert aggregate("not_sure_rate_va", items) == pytest.approx(2 / 3)
+    assert aggregate("unparsed_rate", items) == pytest.approx(1 / 3) and aggregate("acc_match", items) == 0.0
+    assert not math.isnan(aggregate("not_sure_rate_judge_va", items))  # a breakdown base since version 2
 
 
 def test_judge_errors_count_as_wrong(rec):
@@ -267,6 +302,8 @@ def test_repeated_runs_mean_and_std(tmp_path, capsys):
     assert ci["match"]["mean"] == pytest.approx(0.4) and ci["match"]["std"] == pytest.approx(0.2)  # sample std
     assert ci["judge"] == {"mean": pytest.approx(0.4), "std": 0.0, "n": 2.0}  # NaN run left out, n kept
     assert "40.00 ± 20.00" in out["text"]
+    header, _, row = out["text"].splitlines()
+    assert header.endswith("| Not Sure |") and row.endswith("| 10.00 |")  # not_sure_rate 0.1 in every category
     from ambi_plugin.benchmarks.viabench.__main__ import main
 
     assert main(["runs", *map(str, paths), "--json", str(tmp_path / "agg.json")]) == 0
@@ -281,6 +318,48 @@ def test_yamls_are_up_to_date(tmp_path):
     subprocess.run([sys.executable, str(folder / "_generate_configs.py")], check=True, cwd=ROOT)
     after = {p.name: p.read_text() for p in folder.glob("*.yaml")}
     assert before == after and len(after) == 6 * 4 + 4 + 5  # tasks, val tasks, groups
+
+
+def test_blind_variant_has_its_own_system_prompt():
+    blind = S.SYSTEM_PROMPTS["blind"]
+    assert blind == S.SYSTEM_BLIND != S.SYSTEM_NORMAL and "image" not in blind.lower()
+    assert "SYSTEM_BLIND" in S.OURS
+    text = (ROOT / "task_yamls" / "ambi_viabench" / "ambi_viabench_ci_blind.yaml").read_text()
+    assert json.dumps(blind) in text and "blind: true" in text
+
+
+def test_debias_seeds_go_into_the_results_section(monkeypatch):
+    from ambi_plugin.lmms.results_meta import ambi_section
+
+    via = {"configs": {"ambi_viabench_ci": {"dataset_path": "ambi://viabench"}}}
+    rcid = {"configs": {"ambi_rcid_contrast_pixel": {"dataset_path": "ambi://rcid"}}}
+    monkeypatch.delenv("AMBI_VIABENCH_PERMUTE_SEED", raising=False)
+    monkeypatch.delenv("AMBI_VIABENCH_FLIP_SEED", raising=False)
+    assert "viabench_debias" not in ambi_section(via)  # no seed set: nothing recorded
+    monkeypatch.setenv("AMBI_VIABENCH_PERMUTE_SEED", "3")
+    assert ambi_section(via)["viabench_debias"] == {"permute_seed": 3, "flip_seed": None}
+    assert "viabench_debias" not in ambi_section(rcid)  # no VIA-Bench task ran: the seed did nothing
+    monkeypatch.setenv("AMBI_VIABENCH_FLIP_SEED", "x")
+    assert "must be an integer" in ambi_section(via)["viabench_debias"]["error"]
+
+
+def test_table_4_1_reference_rows():
+    from ambi_plugin.reports.reference import find_paper_row, reference_table
+
+    t41 = reference_table("via_table_4_1")
+    assert [(r["name"], r["setting"]) for r in t41["rows"]][:3] == [
+        ("Gemini-2.5-pro", "normal"), ("Gemini-2.5-pro", "zero-shot CoT"), ("Gemini-2.5-pro", "manual CoT")]  # fmt: skip
+    for row in t41["rows"]:
+        assert sum(row["values"][:12]) / 12 == pytest.approx(row["values"][12], abs=0.006), row
+    qwen = {r["setting"]: r["values"] for r in t41["rows"] if r["name"].startswith("Qwen")}
+    assert qwen["zero-shot CoT"][4] - qwen["normal"][4] == pytest.approx(14.75)  # section 4.4: MI +14.8 with CoT
+    main = reference_table("via_main")
+    for row in main["rows"]:  # Table 3.2's normal rows equal Table 4.1's
+        other = find_paper_row(t41, row["name"], "normal")
+        if other is not None:
+            assert other["values"] == row["values"][:13]
+    assert find_paper_row(main, "Qwen2.5-VL-7B-Instruct", "zero-shot CoT") is None  # no CoT row in Table 3.2
+    assert find_paper_row(main, "GPT-4-Turbo", "blind")["values"][4] == 87.95
 
 
 def test_gold_unknown_waives_only_the_answer_fields():

@@ -1,21 +1,30 @@
 """Read the public RCID copy as published and turn it into the canonical schema.
 
-``mao1207/RCID`` on the HF Hub is an ``imagefolder`` dataset (card checked Nov 2026): one ``test`` split of
-867 images, columns ``image`` and ``label`` (a ClassLabel of 4 classes; the first is ``look_like_different``),
-no questions and no answers beyond the class. So the questions come from the paper's templates
-(:data:`prompts.QUESTION`), and the answers from what the class says (:data:`LABELS`):
+What could be checked (Nov 2026, with the search tool): the Hub page of ``mao1207/RCID`` shows one subset
+(``default``) and one split (``test``) of 867 rows; its viewer did not load, and no card text, column list
+or class names could be read. The authors' GitHub repository (``mao1207/RCID``) links the dataset and says
+nothing about its layout. Everything else below is **assumed** (docs/rcid.md, "What the Hub loader assumes"):
 
-* ``look_like_different``: the two regions are the same in pixels but people see them differ: an illusion;
-  pixel answer "They are exactly same", human answer either "darker" option (the release does not say which
-  side looked darker, so both count as human-like);
-* ``look_like_same``: the regions differ in pixels but look the same: an illusion; human answer "exactly
-  same", pixel answer either "darker" option;
-* ``same`` / ``different`` (also ``is_same`` / ``is_different``): controls, humans agree with the pixels.
+* an ``imagefolder`` layout: columns ``image`` and ``label`` (a class per image), no questions, no answers;
+* the class names of :data:`LABELS`:
 
-The illusion type comes from a ``type`` / ``illusion_type`` column, else a folder of the image path named
-``contrast``, ``stripe`` or ``filter``, else ``default_type`` (``$AMBI_RCID_TYPE``) when the user knows the copy
-holds one type. Filter images need color lists the class cannot give. A row we cannot score (unknown class,
-unknown type, a filter row, an unreadable image) is reported with its id and reason, skipped and counted.
+  - ``look_like_different``: the two regions are the same in pixels but people see them differ: an illusion;
+    pixel answer "They are exactly same", human answer either "darker" option (the class does not say which
+    side looked darker, so both count as human-like);
+  - ``look_like_same``: the regions differ in pixels but look the same: an illusion; human answer "exactly
+    same", pixel answer either "darker" option;
+  - ``same`` / ``different`` (also ``is_same`` / ``is_different``): controls, humans agree with the pixels;
+
+* the illusion type in a ``type`` / ``illusion_type`` column, else a folder of the image path named
+  ``contrast``, ``stripe`` or ``filter``, else ``default_type`` (``$AMBI_RCID_TYPE``) when the user knows the
+  copy holds one type.
+
+The questions come from the paper's templates (:data:`prompts.QUESTION`). Filter images need color lists
+the class cannot give. A row we cannot score (unknown class, unknown type, a filter row, an unreadable
+image) is reported with its id and reason, skipped and counted. When a quarter or more of the rows are
+skipped (:data:`LOUD_SHARE`), a warning names the classes the loader did not know, so a release that
+differs from these assumptions cannot pass unnoticed (it is also kept in ``manifest.json`` and the load
+report).
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +40,7 @@ from . import prompts as P
 from .records import RcidItem, write_copy
 
 HUB_ID = "mao1207/RCID"
+LOUD_SHARE = 0.25  # warn loudly when at least this share of the rows is skipped
 log = logging.getLogger(__name__)
 
 SAME, DARKER = [P.SAME], [0, 1]
@@ -48,7 +59,7 @@ def _label_name(row: dict, names: list[str] | None) -> str | None:
     lab = row.get("label")
     if isinstance(lab, int) and names and 0 <= lab < len(names):
         return names[lab]
-    return str(lab) if isinstance(lab, str) else None
+    return None if lab is None else str(lab)
 
 
 def _image_path(image: Any) -> str:
@@ -85,15 +96,19 @@ def convert_split(rows, names: list[str] | None, split: str, root: Path, *, defa
         seen.add(rid)
         label = _label_name(row, names)
         ttype = _type_of(row, path, default_type)
-        reason = None
-        if label not in LABELS:
+        reason, kind = None, None
+        if label is None:
+            reason, kind = "no class label (the folders give none: files at mixed depths?)", "unknown_label"
+        elif label not in LABELS:
             reason = f"label {label!r} is not one we can score (known: {', '.join(LABELS)})"
+            kind = "unknown_label"
         elif ttype is None:
             reason = "illusion type unknown (no type column, no contrast/stripe/filter folder; set AMBI_RCID_TYPE)"
+            kind = "unknown_type"
         elif ttype == "filter":
-            reason = "filter image without acceptable color lists (the class gives none)"
+            reason, kind = "filter image without acceptable color lists (the class gives none)", "filter"
         elif image is None:
-            reason = "no image"
+            reason, kind = "no image", "no_image"
         if reason is None:
             rel = f"images/{split}/{rid}.png"
             try:
@@ -103,10 +118,10 @@ def convert_split(rows, names: list[str] | None, split: str, root: Path, *, defa
                 with Image.open(root / rel) as im:
                     im.load()
             except Exception as exc:  # noqa: BLE001 - a bad image is a bad row, never fatal
-                reason = f"image cannot be read ({type(exc).__name__}: {exc})"
+                reason, kind = f"image cannot be read ({type(exc).__name__}: {exc})", "bad_image"
                 (root / rel).unlink(missing_ok=True)
         if reason is not None:
-            skipped.append({"id": rid, "reason": reason})
+            skipped.append({"id": rid, "reason": reason, "kind": kind, "label": label})
             log.warning("RCID: skipped row %s: %s", rid, reason)
             continue
         is_ill, pixel, human = LABELS[label]
@@ -126,6 +141,24 @@ def convert_split(rows, names: list[str] | None, split: str, root: Path, *, defa
     return items, skipped
 
 
+def skip_warning(skipped: list[dict], total: int, source: str) -> str | None:
+    """The loud warning for a read that skipped at least :data:`LOUD_SHARE` of its rows (None otherwise): how
+    many, why, and the class labels the loader did not know."""
+    if not total or len(skipped) < LOUD_SHARE * total:
+        return None
+    kinds = Counter(str(s.get("kind") or "other") for s in skipped)
+    unknown = Counter(str(s.get("label")) for s in skipped if s.get("kind") == "unknown_label")
+    labels = ", ".join(f"{lab!r} ({n})" for lab, n in unknown.most_common()) or "none"
+    return (
+        f"RCID: {len(skipped)} of {total} rows ({100 * len(skipped) / total:.0f}%) of {source} were skipped "
+        f"({', '.join(f'{k} {n}' for k, n in kinds.most_common())}). Class labels this loader does not know: "
+        f"{labels}. The loader assumes the classes {', '.join(LABELS)} and the illusion type in a type column or "
+        "a contrast/stripe/filter folder (docs/rcid.md, 'What the Hub loader assumes'); the release may differ. "
+        "If it holds one illusion type, set AMBI_RCID_TYPE; if its classes differ, extend LABELS in "
+        "ambi_plugin/benchmarks/rcid/hub.py. Skipped ids and reasons: manifest.json of the copy."
+    )
+
+
 def convert(dsets, root: Path, *, source: str, default_type: str | None = None) -> dict:
     """A loaded DatasetDict (or {split: rows}) -> a canonical copy in ``root``; returns the manifest."""
     items, skipped = [], []
@@ -139,9 +172,14 @@ def convert(dsets, root: Path, *, source: str, default_type: str | None = None) 
         got, bad = convert_split(rows, names, split, root, default_type=default_type)
         items += got
         skipped += bad
-    if skipped:
+    warnings = []
+    loud = skip_warning(skipped, len(items) + len(skipped), source)
+    if loud:
+        warnings.append(loud)
+        log.warning("%s\n%s\n%s", "!" * 79, loud, "!" * 79)
+    elif skipped:
         log.warning("RCID: %d row(s) skipped; ids and reasons are in the copy's manifest.json", len(skipped))
-    return write_copy(root, items, skipped=skipped, source=source)
+    return write_copy(root, items, skipped=skipped, source=source, warnings=warnings)
 
 
 def load_report(manifest: dict, source: str, rows_read: int | None = None):
@@ -158,6 +196,8 @@ def load_report(manifest: dict, source: str, rows_read: int | None = None):
         reason = str(row.get("reason", ""))
         kind = reason.split("(", 1)[0].strip() or "bad row"
         report.skip(row.get("id"), reason if ":" in reason.split("(", 1)[0] else f"{kind}: {reason}")
+    for text in manifest.get("warnings") or []:
+        report.note(text)
     return report
 
 
@@ -176,7 +216,7 @@ def materialize_from_hub(source: str | None = None, default_type: str | None = N
     folder, label = (
         (str(local), str(src)) if local.exists() else (str(hub_snapshot(src, benchmark="rcid")), f"hf://datasets/{src}")
     )
-    out = benchmark_cache("rcid", source_key("2", folder, str(dtype)))
+    out = benchmark_cache("rcid", source_key("3", folder, str(dtype)))
     if (out / ".complete").is_file():
         return out
     loaded = load_hub_dataset(folder, benchmark="rcid")

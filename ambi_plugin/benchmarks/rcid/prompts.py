@@ -30,14 +30,15 @@ QUESTION = {
 MC_PROMPT = "{question} Here are some options you can choose: {options_inline}"
 FILTER_PROMPT = "{question}"
 
-# Figure 8 variants (our wording, the paper describes them in section 4.2).
+# Figure 8 variants (our wording, the paper describes them in section 4.2). The CoT instruction starts on a
+# line of its own, after the options (or the open question).
 COT_SUFFIX = {
     "mc": (
-        " First consider whether any factors in the image might affect color perception, then reason step by "
+        "\nFirst consider whether any factors in the image might affect color perception, then reason step by "
         "step. End your reply with 'Answer: ' and the numeral of your choice."
     ),
     "filter": (
-        " First consider whether any factors in the image might affect color perception, then reason step by "
+        "\nFirst consider whether any factors in the image might affect color perception, then reason step by "
         "step. End your reply with 'Answer: ' and the color."
     ),
 }

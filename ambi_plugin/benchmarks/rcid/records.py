@@ -133,7 +133,14 @@ def fewshot_records(items: list[RcidItem], root: Path, kind: str) -> list[dict]:
     return out
 
 
-def write_copy(root: Path, items: list[RcidItem], *, skipped: list[dict] | None = None, source: str = "") -> dict:
+def write_copy(
+    root: Path,
+    items: list[RcidItem],
+    *,
+    skipped: list[dict] | None = None,
+    source: str = "",
+    warnings: list[str] | None = None,
+) -> dict:
     """Write every records file of the copy in ``root`` (images already there); returns the manifest."""
     files: dict[str, list[dict]] = {}
     for t in P.TYPES:
@@ -150,6 +157,7 @@ def write_copy(root: Path, items: list[RcidItem], *, skipped: list[dict] | None 
         "images": {t: sum(1 for it in items if it.illusion_type == t) for t in P.TYPES},
         "skipped": skipped or [],
         "n_skipped": len(skipped or []),
+        "warnings": list(warnings or []),
     }
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest

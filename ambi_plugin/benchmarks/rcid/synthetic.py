@@ -1,7 +1,7 @@
 """An offline RCID copy from the procedural generators (contrast and stripe: ``data/synth/color.py``; filter:
 ``data/synth/filter.py``), in the canonical schema, so every RCID task runs without the release::
 
-    ambi rcid-synth --out DIR --n 12 && AMBI_RCID_DIR=DIR lmms-eval ... --tasks ambi_rcid_all
+    ambi rcid-copy --out DIR --n 12 && AMBI_RCID_DIR=DIR lmms-eval ... --tasks ambi_rcid_all
 
 Illusion and control images alternate; the human answers are the generators' theoretical labels.
 """

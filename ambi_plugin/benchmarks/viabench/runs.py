@@ -81,9 +81,10 @@ def _cell(stats: dict | None) -> str:
 
 
 def format_table(table: dict[str, dict[str, dict[str, dict]]]) -> str:
-    """Table 3.2's layout per variant: Avg (mean of the 12 cells when all are present), then Match / Judge."""
-    head = "| variant | Avg. | " + " | ".join(f"{c.upper()} Match | {c.upper()} Judge" for c in S.CATEGORIES) + " |"
-    lines = [head, "|" + "---|" * (2 + 2 * len(S.CATEGORIES))]
+    """Table 3.2's layout per variant: Avg (mean of the 12 cells when all are present), then Match / Judge, then
+    Not Sure: how often Match read "Not Sure", the unweighted mean over the categories that have a value."""
+    head = "| variant | Avg. | " + " | ".join(f"{c.upper()} Match | {c.upper()} Judge" for c in S.CATEGORIES)
+    lines = [head + " | Not Sure |", "|" + "---|" * (3 + 2 * len(S.CATEGORIES))]
     for variant in S.VARIANTS:
         rows = table.get(variant)
         if not rows:
@@ -91,7 +92,11 @@ def format_table(table: dict[str, dict[str, dict[str, dict]]]) -> str:
         cells = [rows.get(c, {}).get(k) for c in S.CATEGORIES for k in ("match", "judge")]
         means = [c["mean"] for c in cells if c and c["n"]]
         avg = f"{100 * sum(means) / len(means):.2f}" if len(means) == len(cells) else "-"
-        lines.append(f"| {S.VARIANTS[variant][1]} | {avg} | " + " | ".join(_cell(c) for c in cells) + " |")
+        ns = [rows[c]["not_sure"]["mean"] for c in S.CATEGORIES if (rows.get(c) or {}).get("not_sure")]
+        ns = [v for v in ns if not math.isnan(v)]
+        ns_cell = f"{100 * sum(ns) / len(ns):.2f}" if ns else "-"
+        body = " | ".join(_cell(c) for c in cells)
+        lines.append(f"| {S.VARIANTS[variant][1]} | {avg} | {body} | {ns_cell} |")
     return "\n".join(lines)
 
 

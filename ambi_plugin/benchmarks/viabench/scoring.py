@@ -38,7 +38,7 @@ BASES: tuple[str, ...] = (
     "judge_errors",
     "random_baseline",
 )
-BREAKDOWN_BASES: tuple[str, ...] = ("acc_match", "acc_judge", "not_sure_rate", "random_baseline")
+BREAKDOWN_BASES: tuple[str, ...] = ("acc_match", "acc_judge", "not_sure_rate", "not_sure_rate_judge", "random_baseline")
 HIGHER_IS_BETTER: dict[str, bool] = {
     "acc_match": True,
     "acc_judge": True,
@@ -81,9 +81,10 @@ def score_item(rec: dict, response: Any, *, judge: Any = None) -> dict:
     gold = rec.get("answer_index")
     ns = not_sure_index(rec)
     empty = not text.strip()
-    m = match_label(text, n)
+    m = match_label(text, rec["options"])
     item: dict[str, Any] = {
         "id": rec.get("id"),
+        "task_type": rec.get("task_type") or "choice",  # marks a logged item as ours (reports, ambi score)
         "category": rec.get("category"),
         "n_options": n,
         "gold": gold,

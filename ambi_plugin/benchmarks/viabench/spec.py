@@ -8,7 +8,7 @@ manual-CoT system prompts of Appendix G) is written by us and marked **ours** he
 from __future__ import annotations
 
 BENCHMARK = "viabench"
-VERSION = 1
+VERSION = 2  # 2: own blind system prompt, Match reads option text and rejects "I cannot ...", not_sure_rate_judge_<cat>
 
 # Table 3.2's column order (VA first), with the paper's names (Appendix A).
 CATEGORIES: tuple[str, ...] = ("va", "ci", "mi", "gi", "gsi", "vi")
@@ -33,8 +33,9 @@ FORMAT_INSTRUCTION = "Please provide your answer in the following format: Answer
 PROMPT = "Question:\n{question}\nOption: \n{options}\n" + FORMAT_INSTRUCTION
 
 # Appendix G (Fig. 6 is not in the released text). Zero-shot CoT is the paper's "Let's think step by step";
-# the normal and manual-CoT system prompts are ours.
+# the normal, manual-CoT and blind system prompts are ours (the blind one mentions no image: none is given).
 SYSTEM_NORMAL = "You are a helpful assistant. Look at the image carefully and answer the multiple-choice question."
+SYSTEM_BLIND = "You are a helpful assistant. Answer the multiple-choice question."
 SYSTEM_ZERO_SHOT_COT = "Let's think step by step."
 SYSTEM_MANUAL_COT = (
     "You are a careful visual analyst. Before you answer, reason step by step: "
@@ -49,9 +50,9 @@ SYSTEM_PROMPTS: dict[str, str] = {
     "normal": SYSTEM_NORMAL,
     "zs_cot": SYSTEM_ZERO_SHOT_COT,
     "manual_cot": SYSTEM_MANUAL_COT,
-    "blind": SYSTEM_NORMAL,
+    "blind": SYSTEM_BLIND,
 }
-OURS = frozenset({"SYSTEM_NORMAL", "SYSTEM_MANUAL_COT", "MATCH_REGEX", "viabench_mcq_match"})
+OURS = frozenset({"SYSTEM_NORMAL", "SYSTEM_MANUAL_COT", "SYSTEM_BLIND", "MATCH_REGEX", "viabench_mcq_match"})
 
 # Variant -> (task suffix, title, max_new_tokens). Blind = the same questions with no image (section 4.3).
 VARIANTS: dict[str, tuple[str, str, int]] = {
