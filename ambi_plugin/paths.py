@@ -46,17 +46,30 @@ def cache_dir() -> Path:
 def replace_dir_atomically(out: str | Path, build: Callable[[Path], object]) -> Path:
     """Run ``build(tmp)`` in a sibling temporary folder, then move it to ``out`` (replacing it).
 
-    An interrupted or failing build leaves ``out`` as it was and removes the temporary folder.
+    The swap is two renames: the old ``out`` to a sibling backup, then the new folder to ``out``; only after that
+    is the backup deleted. ``out`` is never half deleted: it is the old complete folder, the new complete folder,
+    or (between the two renames) absent. An interrupted or failing build leaves ``out`` as it was and removes the
+    temporary folder; if the second rename fails, the backup is renamed back to ``out``.
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    backup = out.parent / f".{out.name}.old-{tmp.name.rsplit('-', 1)[-1]}"  # unique: named after tmp
+    swapped = False
     try:
         build(tmp)
         if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
+            out.rename(backup)
+        try:
+            tmp.rename(out)
+            swapped = True
+        except BaseException:
+            if backup.exists() and not out.exists():
+                backup.rename(out)
+            raise
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+        if swapped and backup.exists():
+            shutil.rmtree(backup, ignore_errors=True)
     return out

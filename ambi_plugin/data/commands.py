@@ -47,7 +47,7 @@ def _cmd_push(args: argparse.Namespace) -> int:
     if not args.repo:
         raise ValueError("ambi push needs --repo OWNER/NAME (or --to-folder DIR2 to write the upload locally)")
     url = push(Path(args.dir), args.repo, private=args.private)
-    print(f"pushed {args.dir} to https://huggingface.co/datasets/{args.repo} ({url})")
+    print(f"pushed {args.dir} to the dataset repo {args.repo}: {url}")
     return 0
 
 

@@ -145,9 +145,11 @@ def test_unreadable_image_keeps_earlier_results(tmp_path, offline_env):
     assert [p for p in out.rglob("*results*.json")] == [first]
 
 
-def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_eval, capsys):
-    """`ambi new-category` writes a YAML with no metric list that joins an AmbiBench group; lmms-eval runs the
-    group, the new task in it, with acc_<view> for the views its records have."""
+def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_eval):
+    """`ambi new-category` writes a YAML with no metric list that joins `ambibench_hybrid`; a second YAML joins
+    `ambibench_all` itself. lmms-eval runs `--tasks ambibench_all`: the first task runs inside the hybrid group
+    (itself inside ambibench_all), the second directly in ambibench_all, each with acc_<view> for its records'
+    views."""
     from ambi_plugin.cli import main
 
     yamls, data = tmp_path / "my_tasks", tmp_path / "records"
@@ -156,7 +158,13 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
             "--group", "ambibench_hybrid", "--yaml-dir", str(yamls), "--data-dir", str(data)]  # fmt: skip
     assert main(args) == 0
     text = (yamls / "ambibench_ducks_open.yaml").read_text()
-    assert "metric_list" not in text and "join_groups" in text
+    assert "metric_list" not in text and '"join_groups": ["ambibench_hybrid"]' in text
+    # the same records under another task name that joins ambibench_all directly (metadata.join_groups, by hand)
+    (yamls / "ambibench_geese_open.yaml").write_text(
+        text.replace("task: ambibench_ducks_open", "task: ambibench_geese_open").replace(
+            '"join_groups": ["ambibench_hybrid"]', '"join_groups": ["ambibench_all"]'
+        )
+    )
     answers = []
     with (data / "ducks.jsonl").open("w") as fh:
         for i in range(4):
@@ -164,15 +172,21 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
             fh.write(json.dumps(_record(i, f"images/{i}.png")) + "\n")
             resp = ["Ducks, rabbit", "duck, rabbit", "duck, fox", "hat, shoe"][i]
             answers.append({"task": "ambibench_ducks_open", "id": str(i), "response": resp})
+            answers.append({"task": "ambibench_geese_open", "id": str(i), "response": ["duck, rabbit", "x, y"][i % 2]})
     from ambi_plugin.replayfile import write_reference_predictions
 
     preds = tmp_path / "answers.jsonl"
-    write_reference_predictions(preds, tasks="ambibench_hybrid_open", mode="gold")  # the group's own task
+    write_reference_predictions(preds, tasks="ambibench_all", mode="gold")  # the group's own tasks
     preds.write_text(preds.read_text() + "".join(json.dumps(a) + "\n" for a in answers))
-    args = replay_args(preds, "ambibench_hybrid", "--include_path", str(yamls))
+    args = replay_args(preds, "ambibench_all", "--include_path", str(yamls))
     results = lmms_eval(args, tmp_path / "out", env={"AMBI_DATA_DIR": str(data)}, timeout=900).results
     got = task_metrics(results)["ambibench_ducks_open"]
     assert got["acc"] == pytest.approx(0.5)
     assert got["acc_near"] == pytest.approx(0.75) and got["acc_far"] == pytest.approx(0.5)
-    assert task_metrics(results)["ambibench_hybrid_open"]["acc"] == 1.0  # the group's own task ran too
-    assert "ambibench_ducks_open" in results["group_subtasks"]["ambibench_hybrid"]
+    geese = task_metrics(results)["ambibench_geese_open"]
+    assert geese["acc"] == pytest.approx(0.5) and geese["acc_near"] == geese["acc_far"] == pytest.approx(0.5)
+    assert task_metrics(results)["ambibench_hybrid_open"]["acc"] == 1.0  # the group's own tasks ran too
+    members = results["group_subtasks"]
+    assert "ambibench_ducks_open" in members["ambibench_hybrid"] and "ambibench_hybrid" in members["ambibench_all"]
+    assert "ambibench_geese_open" in members["ambibench_all"]
+    assert "ambibench_geese_open" not in members["ambibench_hybrid"]

@@ -52,3 +52,47 @@ def test_scaffold_refuses_an_unknown_group_and_overwrites_nothing(tmp_path):
     with pytest.raises(FileExistsError):
         scaffold(prompt="again", **kw)
     assert "again" not in yaml_path.read_text()
+
+
+def _ambi_on_a_terminal(args: list[str], typed: str, cwd) -> tuple[int, str]:
+    """Run ``ambi ARGS`` with a pseudo-terminal as stdin and ``typed`` typed into it; (exit code, stdout+stderr)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "ambi_plugin.cli", *args], stdin=slave, cwd=cwd,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        os.close(slave)
+        os.write(master, typed.encode())
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        os.close(master)
+    return proc.returncode, out
+
+
+def test_new_category_asks_on_a_terminal_for_what_the_flags_leave_out(tmp_path):
+    from ambi_plugin.core.schema import read_records
+
+    args = ["new-category", "--benchmark", "ambibench", "--yaml-dir", "t", "--data-dir", "d"]
+    code, out = _ambi_on_a_terminal(args, "ducks\nopen\nName the two animals.\nnear, far\n", tmp_path)
+    assert code == 0, out
+    asked = [q for q in ("Benchmark", "Category name", "Task type", "Prompt template", "View names") if q in out]
+    assert asked == ["Category name", "Task type", "Prompt template", "View names"]  # --benchmark was given
+    text = (tmp_path / "t" / "ambibench_ducks_open.yaml").read_text()
+    assert "task: ambibench_ducks_open" in text and 'prompt: "Name the two animals."' in text
+    assert "_templates/_open" in text and "join_groups" not in text
+    (rec,) = read_records(tmp_path / "d" / "ducks.jsonl")
+    assert [v["name"] for v in rec["views"]] == ["near", "far"]
+
+
+def test_new_category_without_a_terminal_names_the_missing_flag(tmp_path):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "ambi_plugin.cli", "new-category", "--benchmark", "ambibench"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=tmp_path, timeout=300)  # fmt: skip
+    assert run.returncode == 2 and "needs --category" in run.stderr and "Traceback" not in run.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written

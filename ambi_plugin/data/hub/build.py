@@ -4,12 +4,14 @@ Layout of a built folder (``datasets.load_dataset(folder)`` reads it as it would
 
     README.md                                  the card (hf_dataset_cards/<benchmark>.md + generated metadata)
     data/<config>/<split>-0000k-of-0000n.parquet   typed rows (ambi_plugin.data.hub.features), streamed in shards
-    build_info.json                            benchmark, source, counts, schema version, protocol settings
+    build_info.json                            benchmark, source, counts, records files, schema version
     load_report.json                           rows the release loader skipped, when it kept a report
 
+A records file is one config; its split comes from the registry entry (the file's placement, or the split a record
+carries itself). A records file without rows gets no config (``empty_records`` in build_info.json).
 Every record is checked (:mod:`ambi_plugin.data.hub.checks`); problems are collected over the whole source and
-reported together, and then nothing is built. The folder is written beside ``out`` and moved into place at the
-end (:func:`ambi_plugin.paths.replace_dir_atomically`): an interrupted build leaves ``out`` as it was.
+reported together, and then nothing is built. The folder is written beside ``out`` and swapped in at the end
+(:func:`ambi_plugin.paths.replace_dir_atomically`): an interrupted build leaves ``out`` as it was.
 Rows are written in small batches, so memory stays flat however many images there are.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -45,9 +48,17 @@ class BuildError(ValueError):
 
 @dataclass
 class BuildResult:
+    """What a build wrote: rows per config and split (configs with rows only), per records file, and images."""
+
     out: Path
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> split -> rows
+    records: dict[str, dict] = field(default_factory=dict)  # records file -> {"config", "rows": {split: n}}
     images: int = 0
+
+    @property
+    def empty(self) -> list[str]:
+        """Records files with no rows: they get no config (``load_dataset`` refuses a config without data)."""
+        return sorted(name for name, r in self.records.items() if not r["rows"])
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, str | None]]:
@@ -148,6 +159,19 @@ def _with_region_drawn(rec: dict, checked, entry: BenchmarkEntry) -> dict:
     return {**rec, "image": rel, "region_style": style, "region_source_image": src}
 
 
+SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")  # what datasets accepts as a split name
+
+
+def _split_of(entry: BenchmarkEntry, rec: object, default: str) -> tuple[str, str | None]:
+    """(split of one record, problem or None): the split the record carries (``entry.record_split``) or ``default``."""
+    carried = entry.record_split(rec) if entry.record_split is not None and isinstance(rec, dict) else None
+    if carried is None:
+        return default, None
+    if not isinstance(carried, str) or not SPLIT_NAME.match(carried):
+        return default, f"split {carried!r} is not a valid split name (letters, digits and '_')"
+    return carried, None
+
+
 def _categories(entry: BenchmarkEntry, files: list[Path]) -> list[str]:
     if entry.categories is not None:
         return list(entry.categories())
@@ -222,10 +246,11 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
 
     def write(tmp: Path) -> None:
         problems: list[str] = []
+        written: dict[tuple[str, str], str] = {}  # (config, split) -> the records file that wrote it
         bar = tqdm(desc=f"building {benchmark}", unit="rec", disable=not progress)
         for path in files:
-            config, split = entry.placement(path.stem)
-            writer = ShardWriter(tmp / "data" / config, split, feats)
+            config, default_split = entry.placement(path.stem)
+            writers: dict[str, ShardWriter] = {}
             seen: set[str] = set()
             for lineno, rec, bad in iter_jsonl(path):
                 bar.update()
@@ -235,18 +260,31 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
                     continue
                 checked = check_record(rec, where=where, read=read, categories=known, seen=seen)
                 problems.extend(checked.problems)
+                split, why = _split_of(entry, rec, default_split)
+                if why:
+                    problems.append(f"{where}: record id={rec.get('id')!r}: {why}")
                 if problems:  # keep checking, stop writing
                     continue
                 rec = _with_region_drawn(relativize(rec, checked), checked, entry)
                 first = next(iter(checked.media.values()), None)
                 shown = _shown_image(rec, first) if first is not None else None
                 row = row_of(rec, path.stem, checked.media, checked.video, shown)
-                writer.add(row, sum(map(len, checked.media.values())) + len(checked.video or b""))
+                if split not in writers:
+                    if (config, split) in written:
+                        raise ValueError(
+                            f"{benchmark}: records files {written[(config, split)]!r} and {path.stem!r} both go to "
+                            f"config {config!r}, split {split!r}; fix the registry entry's placement"
+                        )
+                    written[(config, split)] = path.stem
+                    writers[split] = ShardWriter(tmp / "data" / config, split, feats)
+                writers[split].add(row, sum(map(len, checked.media.values())) + len(checked.video or b""))
                 result.images += len(checked.media)
             if problems:
                 continue
-            writer.close()
-            result.counts.setdefault(config, {})[split] = result.counts.get(config, {}).get(split, 0) + writer.count
+            for split, writer in writers.items():
+                writer.close()
+                result.counts.setdefault(config, {})[split] = writer.count
+            result.records[path.stem] = {"config": config, "rows": {s: w.count for s, w in sorted(writers.items())}}
         bar.close()
         if problems:
             raise BuildError(problems)
@@ -258,7 +296,8 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
             "categories": categories,
             "counts": result.counts,
             "images": result.images,
-            "records_files": {p.stem: list(entry.placement(p.stem)) for p in files},
+            "records_files": result.records,
+            "empty_records": result.empty,
         }
         manifest = root / "manifest.json"
         if manifest.is_file():
@@ -266,7 +305,8 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
         (tmp / BUILD_INFO).write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         if (root / REPORT_FILE).is_file():
             shutil.copy2(root / REPORT_FILE, tmp / REPORT_FILE)
-        (tmp / "README.md").write_text(render_card(entry, feats, result.counts), encoding="utf-8")
+        card = render_card(entry, feats, result.counts, empty=result.empty)
+        (tmp / "README.md").write_text(card, encoding="utf-8")
 
     replace_dir_atomically(out, write)
     return result

@@ -93,6 +93,9 @@ def materialize_built(source: str | Path, *, revision: str | None = None) -> Pat
 
     def build(tmp: Path) -> None:
         counts = convert_built(folder, tmp)
+        for name in info.get("empty_records") or []:  # no config, no rows: back as the empty file it was
+            (tmp / f"{name}.jsonl").write_text("", encoding="utf-8")
+            counts[name] = 0
         manifest = {"benchmark": info["benchmark"], "built_copy": str(source), "records": counts}
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         if (folder / REPORT_FILE).is_file():

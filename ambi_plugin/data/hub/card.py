@@ -50,8 +50,19 @@ def load_card_template(entry: BenchmarkEntry):
     return card
 
 
-def render_card(entry: BenchmarkEntry, feats, counts: dict[str, dict[str, int]]) -> str:
-    """The README.md of a built folder: the card with ``configs``, ``dataset_info`` and the config table."""
+def render_card(
+    entry: BenchmarkEntry, feats, counts: dict[str, dict[str, int]], *, empty: list[str] | tuple[str, ...] = ()
+) -> str:
+    """The README.md of a built folder: the card with ``configs``, ``dataset_info`` and the config table.
+
+    ``counts`` (config -> split -> rows) must hold only splits with rows: a config listed without data makes
+    ``datasets.load_dataset(REPO, CONFIG)`` fail. ``empty`` names the records files that had no rows; the table
+    lists them as such.
+    """
+    counts = {c: splits for c, splits in counts.items() if splits}
+    zero = sorted(f"{c}/{s}" for c, splits in counts.items() for s, n in splits.items() if n <= 0)
+    if zero:
+        raise ValueError(f"{entry.name}: configs without rows cannot be listed in the card: {', '.join(zero)}")
     from datasets import DatasetInfo, SplitDict, SplitInfo
     from datasets.info import DatasetInfosDict
 
@@ -102,6 +113,9 @@ def render_card(entry: BenchmarkEntry, feats, counts: dict[str, dict[str, int]])
         rows = ", ".join(f"{s} {n}" for s, n in sorted(splits.items()))
         tasks = ", ".join(f"`{t}`" for t in used.get(config, [])) or "-"
         lines.append(f"| `{config}` | {rows} | {tasks} |")
+    if empty:
+        names = ", ".join(f"`{name}`" for name in empty)
+        lines += ["", f"Records files with no rows in this build, so no config: {names}."]
     text = card.text.split(GENERATED_MARK)[0].rstrip() + "\n\n" + "\n".join(lines) + "\n"
     return f"---\n{data.to_yaml()}\n---\n{text}"
 

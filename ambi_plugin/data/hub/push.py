@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 log = logging.getLogger("ambi_plugin.push")
 
@@ -59,21 +57,13 @@ def write_push_folder(folder: str | Path, dest: str | Path) -> list[str]:
     return files
 
 
-def _default_api(token: str) -> Any:
+def push(folder: str | Path, repo: str, *, private: bool = False, token: str | None = None) -> str:
+    """Create (or reuse) the dataset repo and upload the folder; returns the commit URL.
+
+    The Hub is ``huggingface_hub``'s endpoint (``$HF_ENDPOINT``, default https://huggingface.co).
+    """
     from huggingface_hub import HfApi
 
-    return HfApi(token=token)
-
-
-def push(
-    folder: str | Path,
-    repo: str,
-    *,
-    private: bool = False,
-    api_factory: Callable[[str], Any] | None = None,
-    token: str | None = None,
-) -> str:
-    """Create (or reuse) the dataset repo and upload the folder in one commit; returns the commit URL."""
     folder = Path(folder)
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise PushError(f"--repo must be OWNER/NAME, got {repo!r}")
@@ -84,7 +74,7 @@ def push(
         token = get_token()
     if not token:
         raise PushError("no Hugging Face token: set HF_TOKEN or run `hf auth login`, then push again")
-    api = (api_factory or _default_api)(token)
+    api = HfApi(token=token)
     log.info("ambi push: %d file(s) from %s to dataset repo %s (private=%s)", len(files), folder, repo, private)
     api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
     info = api.upload_folder(
@@ -95,7 +85,7 @@ def push(
         delete_patterns=["data/**/*.parquet"],  # shards of an earlier push that this build no longer has
         commit_message=f"ambi push: {', '.join(sorted({f.split('/')[0] for f in files}))}",
     )
-    url = str(getattr(info, "commit_url", info))
+    url = str(info.commit_url)
     log.info("ambi push: uploaded to %s", url)
     return url
 

@@ -26,6 +26,8 @@ class BenchmarkEntry:
       for the default) -> a canonical folder. Release loaders skip and count bad rows in ``load_report.json``.
     * ``categories()``: the known categories (``ambi validate`` rejects others); None = any.
     * ``placement(records)``: (config, split) of a records file; default (records, "test").
+    * ``record_split(record)``: the split a record carries itself (RCID: its ``split`` field), which wins over
+      the placement's split; None (or a None result) = the placement's.
     * ``dataset_path``: what task YAMLs write (``ambi://<name>``) so the card lists the tasks that read a config.
     * ``region_style``: the green box the source draws on region images itself; None = ``ambi build`` draws it
       (AmbiBench's colour and line width) on region records that do not record one.
@@ -38,6 +40,7 @@ class BenchmarkEntry:
     card: str = ""
     dataset_path: str = ""
     region_style: Callable[[], dict] | None = None  # the green box the source draws itself (None: we draw it)
+    record_split: Callable[[dict], str | None] | None = None
 
     @property
     def card_file(self) -> str:
@@ -91,9 +94,9 @@ def _illusionbench(source: str | None) -> Path:
 
 
 def _illusionbench_categories() -> tuple[str, ...]:
-    from ambi_plugin.benchmarks.illusionbench import CATEGORIES
+    from ambi_plugin.benchmarks.illusionbench import CATEGORIES, UNKNOWN
 
-    return CATEGORIES
+    return (*CATEGORIES, UNKNOWN)  # UNKNOWN: a row whose release gives no readable category (kept, no subset)
 
 
 def _illusionvqa(source: str | None) -> Path:
@@ -142,9 +145,6 @@ def _synth_region_style() -> dict:
 register(BenchmarkEntry("ambi_synth", _synth, None, dataset_path="ambi://synth", region_style=_synth_region_style))
 
 
-__all__ = ["BenchmarkEntry", "REGISTRY", "get", "register", "test_split"]
-
-
 def _viabench(source: str | None) -> Path:
     from ambi_plugin.benchmarks import viabench as VB
 
@@ -168,5 +168,21 @@ def _rcid(source: str | None) -> Path:
     return rcid.materialize_from_hub(source)  # a Hub id, or a local folder laid out like the Hub repo
 
 
-register(BenchmarkEntry("viabench", _viabench, _viabench_categories))
-register(BenchmarkEntry("rcid", _rcid, lambda: ("contrast", "stripe", "filter")))
+def _viabench_placement(records: str) -> tuple[str, str]:
+    """Every VIA-Bench records file is the ``validation`` split: the only published piece is the challenge's
+    validation split; ``viabench_val`` holds all of it and the per-category files (written when an answer key
+    gives categories) hold the same questions grouped by category."""
+    return records, "validation"
+
+
+def _rcid_split(rec: dict) -> str | None:
+    """The split of the release the record came from (the Hub loader keeps it: ``train``, ``validation`` for the
+    paper's dev split, ``test``); None for copies without splits (``test``)."""
+    return rec.get("split")
+
+
+register(BenchmarkEntry("viabench", _viabench, _viabench_categories, _viabench_placement))
+register(BenchmarkEntry("rcid", _rcid, lambda: ("contrast", "stripe", "filter"), record_split=_rcid_split))
+
+
+__all__ = ["BenchmarkEntry", "REGISTRY", "get", "register", "test_split"]

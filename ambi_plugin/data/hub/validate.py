@@ -2,7 +2,7 @@
 
 A row's record is checked as the build checks it (:mod:`ambi_plugin.data.hub.checks`), its images decoded from
 the row's own bytes; the typed columns must agree with the record (id, records name); the card must parse, list
-the built configs and carry the required metadata. Rows are read in small batches (flat memory).
+the built configs, list no config whose data files match nothing, and carry the required metadata. Rows are read in small batches (flat memory).
 """
 
 from __future__ import annotations
@@ -58,6 +58,27 @@ def _check_card(folder: Path, configs: set[str]) -> list[str]:
     out = [f"{path}: metadata field '{k}' is missing" for k in REQUIRED_METADATA if not meta.get(k)]
     listed = {c.get("config_name") for c in meta.get("configs") or []}
     out += [f"{path}: config {c!r} is built but not listed under 'configs'" for c in sorted(configs - listed)]
+    return out + _configs_without_rows(folder, path, meta.get("configs") or [])
+
+
+def _configs_without_rows(folder: Path, card: Path, configs: list) -> list[str]:
+    """A listed config (or one of its splits) whose ``data_files`` match no parquet file: ``load_dataset`` fails
+    on it ('corresponds to no data'). ``ambi build`` leaves records files without rows out of the card."""
+    out = []
+    for cfg in configs:
+        name = cfg.get("config_name") if isinstance(cfg, dict) else None
+        files = cfg.get("data_files") if isinstance(cfg, dict) else None
+        entries = files if isinstance(files, list) else [{"split": "train", "path": files}]
+        if not entries:
+            out.append(f"{card}: config {name!r} lists no data_files; leave configs without rows out of the card")
+        for entry in entries:
+            split, patterns = (entry.get("split"), entry.get("path")) if isinstance(entry, dict) else ("train", entry)
+            patterns = patterns if isinstance(patterns, list) else [patterns]
+            if not any(isinstance(p, str) and next(folder.glob(p), None) for p in patterns):
+                out.append(
+                    f"{card}: config {name!r} split {split!r} has no rows (data_files {patterns} match no file); "
+                    f"datasets.load_dataset(DIR, {name!r}) would fail: leave it out of the card (ambi build does)"
+                )
     return out
 
 

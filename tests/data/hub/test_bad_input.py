@@ -129,3 +129,23 @@ def test_an_unavailable_source_says_what_to_do(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "AMBI_ILLUSIONBENCH_DIR" in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_record_carrying_a_bad_split_is_named(tmp_path, capsys):
+    """RCID rows keep the split their release gives them; one that is no valid split name is a problem line."""
+    from ambi_plugin.benchmarks.rcid import prompts as P
+    from ambi_plugin.benchmarks.rcid.records import RcidItem, write_copy
+
+    src = tmp_path / "rcid"
+    (src / "images").mkdir(parents=True)
+    items = []
+    for i, split in enumerate(["test", "dev set"]):
+        Image.new("RGB", (32, 24), (60 * i, 0, 0)).save(src / "images" / f"{i}.png")
+        items.append(RcidItem(id=f"r{i}", illusion_type="contrast", image=f"images/{i}.png", is_illusion=False,
+                              question=P.QUESTION["contrast"], pixel=[2], human=[2], extra={"split": split}))  # fmt: skip
+    write_copy(src, items)
+    assert main(["build", "rcid", "--source", str(src), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "id=" in ln]
+    assert len(lines) == 3 and all("id='r1'" in ln for ln in lines)  # the pixel, human and neutral records of r1
+    assert all("split 'dev set' is not a valid split name" in ln for ln in lines)
+    assert not (tmp_path / "out").exists()

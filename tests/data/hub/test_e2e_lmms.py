@@ -10,11 +10,14 @@ from ambi_plugin.report import task_metrics
 
 pytestmark = pytest.mark.e2e
 
-TASKS = ("ambibench_color_open", "ambi_illusionbench_tf", "ambi_illusionvqa_soft_localization", "ambi_synth_region")
+TASKS = ("ambibench_color_open", "ambi_illusionbench_tf", "ambi_illusionvqa_soft_localization", "ambi_synth_region",
+         "ambi_rcid_stripe_pixel", "ambi_viabench_va")  # fmt: skip
+ACC = {"ambi_viabench_va": "acc_match"}  # VIA-Bench reports Match and Judge accuracies, no plain acc
 
 
 def test_tasks_run_from_the_data_root(data_root, tmp_path, monkeypatch, lmms_eval):
-    env = {"AMBI_DATA_ROOT": str(data_root), "AMBI_AMBIBENCH_DIR": "", "AMBI_CONFIG": str(tmp_path / "none.yaml")}
+    env = {"AMBI_DATA_ROOT": str(data_root), "AMBI_CONFIG": str(tmp_path / "none.yaml")}
+    env.update({f"AMBI_{b.upper()}_DIR": "" for b in ("ambibench", "illusionbench", "illusionvqa", "rcid", "viabench")})
     for key, val in env.items():
         monkeypatch.setenv(key, val)
     preds = tmp_path / "gold.jsonl"
@@ -23,8 +26,11 @@ def test_tasks_run_from_the_data_root(data_root, tmp_path, monkeypatch, lmms_eva
     result = lmms_eval(replay_args(preds, ",".join(TASKS)), tmp_path / "out", env=env, timeout=900)
     got = task_metrics(result.results)
     for task in TASKS:
-        assert got[task]["acc"] == pytest.approx(1.0), (task, got.get(task))
-    assert result.results["n-samples"]["ambibench_color_open"]["effective"] == 4
+        assert got[task][ACC.get(task, "acc")] == pytest.approx(1.0), (task, got.get(task))
+    samples = result.results["n-samples"]
+    assert samples["ambibench_color_open"]["effective"] == 4
+    assert samples["ambi_rcid_stripe_pixel"]["effective"] == 7  # the test and the dev (validation) rows
+    assert samples["ambi_viabench_va"]["effective"] == 3
 
 
 def test_without_the_data_root_there_is_no_copy_here(tmp_path, monkeypatch):
