@@ -6,25 +6,45 @@ would replace the paper's), type ``VQA`` (run.py then names no default judge, se
 lmms-eval reads (:func:`ambi_plugin.lmms.datasets.resolve_jsonl`: records validated, image paths made
 absolute), builds each message with the lmms-eval hooks (:mod:`ambi_plugin.vlmeval.messages`) and
 scores with the YAML's own ``process_results`` and aggregations (:mod:`ambi_plugin.vlmeval.scoring`).
-``evaluate`` writes ``<prediction file>_score.json`` (metrics, judge, item count) and
-``<prediction file>_items.jsonl`` (every item score) next to VLMEvalKit's prediction file.
-Importing this module imports VLMEvalKit; :func:`ambi_plugin.vlmeval.register` does it lazily.
+``evaluate`` writes ``<prediction file>_score.json`` (metrics, judge, item count, per-model settings) and
+``<prediction file>_items.jsonl`` (every metric's item score per record) next to VLMEvalKit's prediction file.
+
+Kwargs (``--config`` dataset entries): ``prompt_model`` picks the YAML's per-model entry, as lmms-eval's
+``--model`` does, and ``prompt_settings`` overrides its scoring settings
+(:mod:`ambi_plugin.vlmeval.prompt_model`). An item with several images is refused, naming task, record
+and model class, when the model answering it has ``INTERLEAVE = False`` (VLMEvalKit would pass it only
+the first image). Importing this module imports VLMEvalKit; :func:`ambi_plugin.vlmeval.register` does it
+lazily.
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from pathlib import Path
 
 import pandas as pd
 from vlmeval.dataset.image_base import ImageBaseDataset
 from vlmeval.smp import load
 
+from ambi_plugin.core.coords import MODEL_SETTING_KEYS
 from ambi_plugin.vlmeval.spec import TaskSpec, read_docs
 
 
 class AmbiDatasetError(ValueError):
     """A prediction file that does not fit the task (names the file and the rows)."""
+
+
+class MultiImageRefused(ValueError):
+    """An item with several images for a VLMEvalKit model that keeps only the first (``INTERLEAVE = False``)."""
+
+
+_LIVE: weakref.WeakValueDictionary[str, AmbiTaskDataset] = weakref.WeakValueDictionary()
+
+
+def live_dataset(task: str) -> AmbiTaskDataset | None:
+    """The dataset of ``task`` built last in this process (the one run.py is running), if any."""
+    return _LIVE.get(task)
 
 
 def class_name(task: str) -> str:
@@ -45,15 +65,33 @@ class AmbiTaskDataset(ImageBaseDataset):
         spec = getattr(cls, "AMBI_SPEC", None)
         return [spec.name] if spec is not None else []
 
-    def __init__(self, dataset: str | None = None, skip_noimg: bool = False) -> None:
+    def __init__(
+        self,
+        dataset: str | None = None,
+        skip_noimg: bool = False,
+        prompt_model: str | None = None,
+        prompt_settings: dict | None = None,
+    ) -> None:
+        from ambi_plugin.vlmeval import prompt_model as pm
+
         name = dataset or self.AMBI_SPEC.name
         if name != self.AMBI_SPEC.name:
             raise ValueError(f"{type(self).__name__} holds the task {self.AMBI_SPEC.name!r}, not {name!r}")
+        where = f"task {self.AMBI_SPEC.name}"
+        if prompt_model is None:
+            self.prompt_model, self.prompt_settings = pm.default()  # the launcher's choice for the run's model
+            self.prompt_settings.update(pm.check_settings(prompt_settings, where=where))
+        else:
+            self.prompt_model, self.prompt_settings = str(prompt_model), pm.check_settings(prompt_settings, where=where)
+        self.model_class: str | None = None  # the VLMEvalKit model class answering (see serve)
+        self.model_interleaves = True
         super().__init__(dataset=name, skip_noimg=False)
+        _LIVE[name] = self
 
     # -- data ---------------------------------------------------------------------------------------------
     def prompt_kwargs(self) -> dict:
-        return self.AMBI_SPEC.prompt_kwargs_for(None)
+        """The YAML's entry for ``prompt_model`` (updated with ``prompt_settings``), else its ``default``."""
+        return self.AMBI_SPEC.prompt_kwargs_for(self.prompt_model, self.prompt_settings)
 
     def load_data(self, dataset: str) -> pd.DataFrame:
         from ambi_plugin.lmms import hooks
@@ -86,14 +124,31 @@ class AmbiTaskDataset(ImageBaseDataset):
     def build_prompt(self, line) -> list[dict]:
         from ambi_plugin.vlmeval.messages import build
 
-        return build(self.hooks, self.doc_of(line))
+        doc = self.doc_of(line)
+        msg = build(self.hooks, doc)
+        n_images = sum(m["type"] == "image" for m in msg)
+        if n_images > 1 and not self.model_interleaves:
+            raise MultiImageRefused(
+                f"task {self.AMBI_SPEC.name}, record id={json.loads(doc['record'])['id']!r}: the item has {n_images} "
+                f"images but the model (VLMEvalKit class {self.model_class}) has INTERLEAVE = False, so VLMEvalKit "
+                "would pass it only the first image and the text. Use a model that takes several images "
+                "(INTERLEAVE = True), or tasks of ours with one image per item."
+            )
+        return msg
+
+    def serve(self, model) -> None:
+        """Called when a VLMEvalKit model is about to answer this dataset (``set_dump_image``, see
+        :mod:`ambi_plugin.vlmeval.registry`): items with several images are refused for a model that
+        does not take interleaved images."""
+        self.model_class = type(model).__name__
+        self.model_interleaves = bool(getattr(model, "INTERLEAVE", True))
 
     def dump_image(self, line) -> list[str]:
         return [m["value"] for m in self.build_prompt(line) if m["type"] == "image"]
 
     # -- scoring ------------------------------------------------------------------------------------------
-    def predictions(self, eval_file: str) -> tuple[list[dict], list]:
-        """The docs the prediction file answers (in index order) and their predictions."""
+    def predictions(self, eval_file: str) -> tuple[list[int], list[dict], list]:
+        """The indices the prediction file answers (in order), their docs and their predictions."""
         data = load(eval_file)
         if "index" not in data or "prediction" not in data:
             raise AmbiDatasetError(f"{eval_file}: a VLMEvalKit prediction file needs 'index' and 'prediction' columns")
@@ -104,22 +159,33 @@ class AmbiTaskDataset(ImageBaseDataset):
                 f"{eval_file}: index {bad[:5]} not among the {len(self.docs)} records of {self.AMBI_SPEC.name} "
                 "(was the file written for another version of the task's data?)"
             )
-        return [self.docs[i] for i, _ in pairs], [p for _, p in pairs]
+        return [i for i, _ in pairs], [self.docs[i] for i, _ in pairs], [p for _, p in pairs]
 
     def evaluate(self, eval_file: str, **judge_kwargs) -> dict[str, float]:
         from ambi_plugin.vlmeval.judges import judge_for
         from ambi_plugin.vlmeval.scoring import score_task
 
-        docs, preds = self.predictions(eval_file)
+        indices, docs, preds = self.predictions(eval_file)
+        kwargs = self.prompt_kwargs()
         with judge_for(judge_kwargs) as judge:
-            scores = score_task(self.AMBI_SPEC, docs, preds, progress=True)
+            scores = score_task(self.AMBI_SPEC, docs, preds, kwargs=kwargs, progress=True)
             info = judge.info()
         stem = str(Path(eval_file).with_suffix(""))
-        out = {"task": self.AMBI_SPEC.name, "n": len(docs), "metrics": scores.metrics, "judge": info}
+        entry = self.prompt_model if self.AMBI_SPEC.has_entry(self.prompt_model) else "default"
+        settings = {k: kwargs[k] for k in MODEL_SETTING_KEYS if k in kwargs}
+        out = {
+            "task": self.AMBI_SPEC.name,
+            "n": len(docs),
+            "metrics": scores.metrics,
+            "judge": info,
+            "prompt_model": self.prompt_model,
+            "prompt_entry": entry,
+            "model_settings": settings,
+        }
         Path(f"{stem}_score.json").write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
         with open(f"{stem}_items.jsonl", "w", encoding="utf-8") as fh:
-            for doc, item in zip(docs, scores.items):
-                row = {"id": json.loads(doc["record"])["id"], "scores": next(iter(item.values()), None)}
+            for index, doc, item in zip(indices, docs, scores.items):
+                row = {"index": index, "id": json.loads(doc["record"])["id"], "scores": item}
                 fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         return dict(scores.metrics)
 
@@ -131,4 +197,11 @@ def make_dataset_class(spec: TaskSpec) -> type[AmbiTaskDataset]:
     return type(name, (AmbiTaskDataset,), {"AMBI_SPEC": spec, "__doc__": doc, "__module__": __name__})
 
 
-__all__ = ["AmbiDatasetError", "AmbiTaskDataset", "class_name", "make_dataset_class"]
+__all__ = [
+    "AmbiDatasetError",
+    "AmbiTaskDataset",
+    "MultiImageRefused",
+    "class_name",
+    "live_dataset",
+    "make_dataset_class",
+]

@@ -6,8 +6,15 @@ Every argument goes to VLMEvalKit's own ``run.py`` main unchanged (``--data``, `
 
     torchrun --nproc-per-node 4 -m ambi_plugin.vlmeval --data ambi_synth_all --model Qwen2.5-VL-7B-Instruct
 
+Per-model prompt settings: datasets of ours built without a ``prompt_model`` use the task YAML's
+``lmms_eval_specific_kwargs`` entry of the lmms-eval model the run's VLMEvalKit model maps to
+(:mod:`ambi_plugin.vlmeval.prompt_model`: ``Qwen2.5-VL-*`` -> ``qwen2_5_vl`` with the model's
+``min_pixels``/``max_pixels``, ``InternVL3*`` -> ``internvl3`` ...); models of one run that would need
+different entries for a task are refused (run them separately).
+
 ``run.py`` logs a failing dataset and goes on with the next one (its exit code stays 0); the launcher
-then exits 1 and names the tasks of ours that wrote no score file.
+then exits 1 and names the model x dataset pairs of ours (``--data``/``--model`` or the ``--config``
+JSON) that wrote no score file during the run.
 """
 
 from __future__ import annotations
@@ -15,6 +22,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+
+class LauncherError(ValueError):
+    """Arguments the launcher cannot run (the message names the option and what to do)."""
 
 
 def expand_data_args(argv: Sequence[str]) -> list[str]:
@@ -52,26 +63,80 @@ def _option(argv: Sequence[str], name: str) -> list[str]:
     return vals
 
 
-def missing_scores(argv: Sequence[str]) -> list[str]:
-    """Our tasks named by ``--data`` x ``--model`` whose score file is absent after the run."""
-    import os
+def _config(argv: Sequence[str]) -> dict | None:
+    """The ``--config`` JSON of the run (None without one)."""
+    import json
 
+    paths = _option(argv, "--config")
+    if not paths:
+        return None
+    try:
+        with open(paths[0], encoding="utf-8") as fh:
+            cfg = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise LauncherError(f"--config {paths[0]}: cannot read it as JSON ({exc})") from None
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("model"), dict) or not isinstance(cfg.get("data"), dict):
+        raise LauncherError(f"--config {paths[0]}: expected an object with 'model' and 'data' objects")
+    return cfg
+
+
+def run_plan(argv: Sequence[str]) -> tuple[list[str], dict[str, dict]]:
+    """The run's model names and its datasets of ours as {dataset name: config entry ({} without --config)}."""
     from ambi_plugin.vlmeval.registry import registered
 
-    if "--config" in argv or os.environ.get("RANK", "0") != "0" or "infer" in _option(argv, "--mode"):
-        return []
-    work = Path((_option(argv, "--work-dir") or [os.environ.get("MMEVAL_ROOT", "./outputs")])[0])
-    ours = [d for d in _option(argv, "--data") if d in registered()]
-    return [
-        f"{model} x {task}"
-        for model in _option(argv, "--model")
-        for task in ours
-        if not any((work / model).rglob(f"{model}_{task}_score.json"))
+    ours = registered()
+    cfg = _config(argv)
+    if cfg is None:
+        return _option(argv, "--model"), {d: {} for d in _option(argv, "--data") if d in ours}
+    classes = {cls.__name__ for cls in ours.values()}
+    data = {
+        name: dict(entry)
+        for name, entry in cfg["data"].items()
+        if isinstance(entry, dict) and (entry.get("class") in classes or (name in ours and "class" not in entry))
+    }
+    return list(cfg["model"]), data
+
+
+def choose_prompt_model(argv: Sequence[str]) -> tuple[str | None, dict]:
+    """The per-model YAML entry (lmms-eval key, resize settings) for datasets of ours built without an explicit
+    ``prompt_model``: the one the run's model(s) map to (:mod:`ambi_plugin.vlmeval.prompt_model`)."""
+    from ambi_plugin.vlmeval import prompt_model as pm
+    from ambi_plugin.vlmeval.registry import registered
+
+    models, data = run_plan(argv)
+    cfg = _config(argv)
+    ours = registered()
+    by_class = {cls.__name__: cls for cls in ours.values()}
+    implicit = [  # run_plan keeps datasets whose class is ours, or named as a task of ours
+        (by_class.get(entry.get("class")) or ours[name]).AMBI_SPEC
+        for name, entry in data.items()
+        if entry.get("prompt_model") is None
     ]
+    return pm.choose({m: pm.for_model(m, cfg["model"] if cfg else None) for m in models}, implicit)
+
+
+def missing_scores(argv: Sequence[str], since: float = 0.0) -> list[str]:
+    """Our datasets x models of the run (``--data``/``--model`` or the ``--config`` JSON) that wrote no score
+    file at or after ``since`` (a time stamp taken before the run)."""
+    import os
+
+    if os.environ.get("RANK", "0") != "0" or "infer" in _option(argv, "--mode"):
+        return []
+    root = os.environ.get("MMEVAL_ROOT") or (_option(argv, "--work-dir") or ["./outputs"])[0]  # run.py's order
+    work = Path(root)
+    models, data = run_plan(argv)
+
+    def written(model: str, name: str) -> bool:
+        return any(p.stat().st_mtime >= since for p in (work / model).rglob(f"{model}_{name}_score.json"))
+
+    return [f"{model} x {name}" for model in models for name in data if not written(model, name)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import time
+
     argv = expand_data_args(list(sys.argv[1:] if argv is None else argv))
+    from ambi_plugin.vlmeval import prompt_model as pm
     from ambi_plugin.vlmeval.registry import VLMEvalKitMissing, register
 
     try:
@@ -79,19 +144,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VLMEvalKitMissing as exc:
         print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
         return 2
+    helping = any(a in ("-h", "--help") for a in argv)
+    if not helping:
+        try:
+            key, settings = choose_prompt_model(argv)
+        except (LauncherError, pm.PromptModelError) as exc:
+            print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
+            return 2
+        pm.set_default(key, settings)
+        if key:
+            shown = "".join(f", {k}={v}" for k, v in settings.items())
+            print(f"ambi vlmeval: our tasks use their lmms-eval entry {key!r}{shown}", file=sys.stderr)
     import vlmeval.run as run
     from vlmeval.smp import load_env
 
     load_env()
     sys.argv = ["run.py", *argv]
+    start = time.time() - 1.0  # file systems with coarse time stamps
     run.main()
-    if any(a in ("-h", "--help") for a in argv):
+    if helping:
         return 0
-    missing = missing_scores(argv)
+    missing = missing_scores(argv, since=start)
     if missing:
         print(f"ambi vlmeval: no scores for {', '.join(missing)} (see VLMEvalKit's log above)", file=sys.stderr)
         return 1
     return 0
 
 
-__all__ = ["expand_data_args", "main", "missing_scores"]
+__all__ = ["LauncherError", "choose_prompt_model", "expand_data_args", "main", "missing_scores", "run_plan"]

@@ -7,9 +7,13 @@ so VIA-Bench, RCID or a new category are covered as soon as their YAMLs exist), 
   name into ``SUPPORTED_DATASETS``;
 * sets each class as an attribute of ``vlmeval.dataset`` (``run.py --config`` accepts a dataset
   ``class`` only if it is one), e.g. ``{"class": "AmbiSynthGeometricTf"}``;
-* adds ``ambi_replay`` to ``vlmeval.config.supported_VLM`` and ``AmbiReplayVLM`` to ``vlmeval.vlm``.
+* adds ``ambi_replay`` to ``vlmeval.config.supported_VLM`` and ``AmbiReplayVLM`` to ``vlmeval.vlm``;
+* wraps ``set_dump_image`` of VLMEvalKit's model bases so that a dataset of ours learns which model
+  answers it (an item with several images is refused for a model with ``INTERLEAVE = False``, which
+  would get only the first image); nothing changes for other datasets.
 
-It is idempotent, and refuses (naming the task) a class name VLMEvalKit already uses for something else.
+It is idempotent, and refuses (naming the task) a class name VLMEvalKit already uses for something else,
+and a task name that is not ours (with suggestions).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ def register(tasks: list[str] | None = None) -> dict[str, type]:
     from ambi_plugin.vlmeval.spec import all_specs
 
     specs = all_specs()
-    wanted = specs if tasks is None else {t: specs[t] for t in tasks if t in specs}
+    wanted = specs if tasks is None else {t: specs[t] for t in _known(tasks, specs)}
     for name, spec in wanted.items():
         if name in _REGISTERED:
             continue
@@ -66,7 +70,48 @@ def register(tasks: list[str] | None = None) -> dict[str, type]:
         _REGISTERED[name] = cls
     vlmeval.config.supported_VLM.setdefault("ambi_replay", partial(AmbiReplayVLM))
     vlmeval.vlm.AmbiReplayVLM = AmbiReplayVLM
+    _hook_models()
     return {name: _REGISTERED[name] for name in wanted}
+
+
+def _known(tasks: list[str], specs: dict) -> list[str]:
+    """``tasks`` with our groups expanded; an unknown name fails with suggestions."""
+    import difflib
+
+    from ambi_plugin.vlmeval.spec import expand_names
+
+    names = expand_names(list(tasks))
+    unknown = [n for n in names if n not in specs]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], list(specs), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else " `ambi tasks` lists them."
+        raise RegistrationError(f"register(tasks=...): {unknown[0]!r} is not a task or group of ours.{hint}")
+    return names
+
+
+def _hook_models() -> None:
+    """Let our datasets see which model answers them: ``set_dump_image(dataset.dump_image)`` is what
+    VLMEvalKit's inference calls on every model (local and API) before it asks the first question. The
+    wrapper only adds a call when the function belongs to a dataset of ours; for any other dataset
+    ``set_dump_image`` does exactly what it did."""
+    from vlmeval.api.base import BaseAPI
+    from vlmeval.vlm.base import BaseModel
+
+    from ambi_plugin.vlmeval.dataset import AmbiTaskDataset
+
+    for base in (BaseModel, BaseAPI):
+        original = base.set_dump_image
+        if getattr(original, "_ambi_hook", False):
+            continue
+
+        def set_dump_image(self, dump_image_func, _original=original):
+            _original(self, dump_image_func)
+            owner = getattr(dump_image_func, "__self__", None)
+            if isinstance(owner, AmbiTaskDataset):
+                owner.serve(self)
+
+        set_dump_image._ambi_hook = True
+        base.set_dump_image = set_dump_image
 
 
 def registered() -> dict[str, type]:

@@ -2,8 +2,8 @@
 
 The same predictions file as lmms-eval's ``ambi_replay`` (``{"task", "id", "response"}`` lines), so one
 file replays through both harnesses. VLMEvalKit hands a model only the message and the dataset name;
-the model finds the record by rebuilding the dataset's messages with its own ``build_prompt`` (same
-text, same image files), in data order and only as far as needed, and matching. Identical messages of
+the model finds the record by rebuilding the dataset's messages with its own ``build_prompt`` (the
+dataset run.py built: same text, same image files), in data order and only as far as needed, and matching. Identical messages of
 different records are answered in data order. A message with no saved response stops the run naming task and record.
 
     AMBI_REPLAY_PREDICTIONS=answers.jsonl python -m ambi_plugin.vlmeval --model ambi_replay --data ...
@@ -46,12 +46,12 @@ class AmbiReplayVLM(BaseModel):
         if dataset not in self._queues:
             import vlmeval.dataset as vd
 
-            from ambi_plugin.vlmeval.dataset import class_name
+            from ambi_plugin.vlmeval.dataset import class_name, live_dataset
 
             cls = getattr(vd, class_name(dataset), None)
             if cls is None or dataset not in cls.supported_datasets():
                 raise KeyError(f"ambi_replay answers only tasks of ambi-plugin; {dataset!r} is not one")
-            ds = cls(dataset)
+            ds = live_dataset(dataset) or cls(dataset)  # the one run.py built (same prompt_model)
             self._queues[dataset] = defaultdict(deque)
             self._rows[dataset] = (ds, iter(range(len(ds.data))))
         return self._queues[dataset]

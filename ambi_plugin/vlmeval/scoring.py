@@ -37,15 +37,17 @@ def score_task(
     responses: Sequence[Any],
     *,
     model: str | None = None,
+    kwargs: dict | None = None,
     progress: bool = False,
 ) -> TaskScores:
-    """Metrics of ``spec`` over ``docs`` answered by ``responses`` (same order, same length)."""
+    """Metrics of ``spec`` over ``docs`` answered by ``responses`` (same order, same length), scored with the
+    YAML's prompt kwargs for ``model`` (an lmms-eval model name; ``default`` when None) or with ``kwargs``."""
     from ambi_plugin.lmms import task_kwargs
 
     if len(docs) != len(responses):
         raise ValueError(f"task {spec.name}: {len(docs)} docs but {len(responses)} responses")
     process = resolve_function(spec.process_results)
-    kwargs = spec.prompt_kwargs_for(model)
+    kwargs = spec.prompt_kwargs_for(model) if kwargs is None else kwargs
     collected: dict[str, list] = {}
     items: list[dict] = []
     rows = zip(docs, responses)

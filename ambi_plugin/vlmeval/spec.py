@@ -50,9 +50,17 @@ class TaskSpec:
     generation_kwargs: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # the YAML file
 
-    def prompt_kwargs_for(self, model: str | None = None) -> dict[str, Any]:
-        """The YAML's prompt settings for ``model`` (its own entry when the YAML has one), else ``default``."""
-        return dict(self.prompt_kwargs.get(model) or self.prompt_kwargs.get("default") or {})
+    def prompt_kwargs_for(self, model: str | None = None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The YAML's prompt settings for ``model`` (an lmms-eval model name) when the YAML has an entry for it,
+        updated with ``settings``; else ``default``, unchanged (what lmms-eval uses for any other model)."""
+        own = self.prompt_kwargs.get(model) if model else None
+        if own:
+            return {**own, **(settings or {})}
+        return dict(self.prompt_kwargs.get("default") or {})
+
+    def has_entry(self, model: str | None) -> bool:
+        """Whether the YAML has a per-model entry for ``model`` (other than ``default``)."""
+        return bool(model) and model != "default" and bool(self.prompt_kwargs.get(model))
 
 
 def _dotted(value: Any, *, key: str, source: str) -> str:

@@ -1,13 +1,20 @@
 """``ambi export-tsv BENCH``: our tasks as VLMEvalKit TSV files (the LMUData layout), one per task.
 
 Columns: ``index``, ``image`` (base64 PNG of exactly the pixels lmms-eval gets: preprocessing applied,
-video records as their sampled frames; several images as a list), ``question`` (the full prompt of the
-task YAML, options included), ``answer`` (the gold answer as text), ``options`` (JSON list),
-``ambi_id``, ``category``, ``task_type``, ``record`` (the full canonical record as JSON, for re-scoring
-with ``ambi score``). VLMEvalKit itself does not need these files (the launcher reads our records
-directly); they are for pipelines that read LMUData TSVs. Note that VLMEvalKit's generic fallback for an
-unknown TSV scores as a plain VQA set, not with our metrics: use ``ambi vlmeval`` for scores.
-A video record whose task samples no frames cannot go into a TSV: it is skipped, counted and named.
+video records as their sampled frames; several images as a JSON list, in the order of the task's
+``doc_to_visual``), ``question`` (the full prompt of the task YAML, options included), ``answer`` (the gold
+answer as text), ``options`` (JSON list), ``ambi_id``, ``category``, ``task_type``, ``record`` (the full
+canonical record as JSON, for re-scoring with ``ambi score``). A text-only task (VIA-Bench's blind
+variants) has no ``image`` column but ``image_path`` = ``[]`` (VLMEvalKit reads a short ``image`` cell as
+the index of another row). VLMEvalKit itself does not need these files (the launcher reads our records
+directly); they are for pipelines that read LMUData TSVs. VLMEvalKit's generic fallback for an unknown
+TSV (``CustomVQADataset``) runs inference on it but has no metric: use ``ambi vlmeval`` for scores.
+
+Skipped, counted and named: a video record whose task samples no frames; a text-only record in a task
+whose other records have images. A task with nothing to write is refused (no file).
+A TSV has no place for images inside the text: an interleaved prompt (IllusionVQA's few-shot examples)
+keeps its images in order and its ``<image n>`` placeholders in ``question``, but VLMEvalKit's generic
+dataset sends every image before the whole text, so the placement is lost unless a reader puts them back.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import io
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from ambi_plugin.lmms import hooks
 from ambi_plugin.vlmeval.spec import TaskSpec, TaskSpecError, all_specs, expand_names, read_docs
@@ -55,8 +63,16 @@ def select_specs(target: str) -> list[TaskSpec]:
     return [specs[n] for n in names]
 
 
-def export_task(spec: TaskSpec, out_dir: Path) -> tuple[Path, int, list[str]]:
-    """Write ``<out_dir>/<task>.tsv``; returns the path, the rows written and the ids skipped (with reasons)."""
+class TsvExport(NamedTuple):
+    task: str
+    path: Path | None  # None: nothing written (see refused)
+    rows: int
+    skipped: list[str]  # "<record id> (<reason>)"
+    refused: str = ""  # why the task has no file
+
+
+def export_task(spec: TaskSpec, out_dir: Path) -> TsvExport:
+    """Write ``<out_dir>/<task>.tsv``, or refuse the task (no file) when no record can go into one."""
     from tqdm import tqdm
 
     task = TaskHooks.of(spec)
@@ -67,11 +83,10 @@ def export_task(spec: TaskSpec, out_dir: Path) -> tuple[Path, int, list[str]]:
         if any(isinstance(v, str) for v in visuals):
             skipped.append(f"{rec['id']} (a video; the task YAML sets no video_frames)")
             continue
-        images = [_b64(v) for v in visuals]
         rows.append(
             {
                 "index": len(rows),
-                "image": images[0] if len(images) == 1 else json.dumps(images),
+                "image": [_b64(v) for v in visuals],
                 "question": task.text(doc),
                 "answer": task.target(doc),
                 "options": json.dumps(rec.get("options") or [], ensure_ascii=False),
@@ -81,21 +96,37 @@ def export_task(spec: TaskSpec, out_dir: Path) -> tuple[Path, int, list[str]]:
                 "record": doc["record"],
             }
         )
+    text_only = bool(rows) and not any(r["image"] for r in rows)
+    if text_only:  # VLMEvalKit reads an image cell of <= 64 characters as another row's index: no image column
+        for r in rows:
+            del r["image"]
+            r["image_path"] = "[]"
+    else:
+        mixed = "no image; VLMEvalKit's TSV cannot mix text-only and image rows"
+        skipped += [f"{r['ambi_id']} ({mixed})" for r in rows if not r["image"]]
+        rows = [{**r, "index": i, "image": _cell(r["image"])} for i, r in enumerate(r for r in rows if r["image"])]
+    if not rows:
+        why = f"none of its {len(skipped)} records can go into a TSV" if skipped else "it has no records"
+        return TsvExport(spec.name, None, 0, skipped, f"task {spec.name}: {why}; no file written")
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{spec.name}.tsv"
     tmp = out.with_name(out.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["index"], delimiter="\t")
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t")
         writer.writeheader()
         writer.writerows(rows)
     tmp.replace(out)
-    return out, len(rows), skipped
+    return TsvExport(spec.name, out, len(rows), skipped)
 
 
-def export_tsv(target: str, out_dir: Path | str | None = None) -> list[tuple[Path, int, list[str]]]:
+def _cell(images: list[str]) -> str:
+    return images[0] if len(images) == 1 else json.dumps(images)
+
+
+def export_tsv(target: str, out_dir: Path | str | None = None) -> list[TsvExport]:
     """Export every task of ``target`` (see :func:`select_specs`) into ``out_dir`` (default: LMUData)."""
     root = Path(out_dir) if out_dir else lmudata_root()
     return [export_task(spec, root) for spec in select_specs(target)]
 
 
-__all__ = ["export_task", "export_tsv", "lmudata_root", "select_specs"]
+__all__ = ["TsvExport", "export_task", "export_tsv", "lmudata_root", "select_specs"]

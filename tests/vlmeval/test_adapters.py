@@ -94,7 +94,7 @@ def test_score_task_uses_the_yaml_breakdown_hook(monkeypatch):
 def test_export_tsv_writes_lmudata_rows_with_our_prompts_and_pixels(tmp_path, monkeypatch):
     monkeypatch.setenv("AMBI_SYNTH_N", "2")
     written = export_tsv("ambi_synth_region,ambi_synth_geometric_mc", tmp_path)
-    assert [p.name for p, _, _ in written] == ["ambi_synth_region.tsv", "ambi_synth_geometric_mc.tsv"]
+    assert [w.path.name for w in written] == ["ambi_synth_region.tsv", "ambi_synth_geometric_mc.tsv"]
     spec = all_specs()["ambi_synth_region"]
     docs = read_docs(spec)
     table = pd.read_csv(tmp_path / "ambi_synth_region.tsv", sep="\t")
@@ -109,3 +109,83 @@ def test_export_tsv_writes_lmudata_rows_with_our_prompts_and_pixels(tmp_path, mo
 def test_export_tsv_names_what_it_does_not_know(tmp_path):
     with pytest.raises(ValueError, match="ambi_synth, ambibench"):
         export_tsv("ambi_synthh", tmp_path)
+
+
+def test_missing_scores_reads_models_and_datasets_of_a_config_json(tmp_path, monkeypatch):
+    import time
+
+    from ambi_plugin.vlmeval import register
+    from ambi_plugin.vlmeval.launcher import missing_scores
+
+    register()
+    monkeypatch.delenv("MMEVAL_ROOT", raising=False)
+    config = tmp_path / "run.json"
+    config.write_text(json.dumps({
+        "model": {"m1": {"class": "AmbiReplayVLM"}, "m2": {"class": "AmbiReplayVLM"}},
+        "data": {"ambi_synth_geometric_tf": {"class": "AmbiSynthGeometricTf"},
+                 "renamed_task": {"class": "AmbiSynthRegion"},
+                 "MMBench_DEV_EN": {"class": "ImageMCQDataset"}},
+    }))  # fmt: skip
+    work = tmp_path / "out"
+    argv = ["--config", str(config), "--work-dir", str(work)]
+    start = time.time() - 1
+    assert missing_scores(argv, since=start) == [
+        "m1 x ambi_synth_geometric_tf", "m1 x renamed_task", "m2 x ambi_synth_geometric_tf", "m2 x renamed_task"]  # fmt: skip
+    for model, name in (("m1", "ambi_synth_geometric_tf"), ("m1", "renamed_task"), ("m2", "renamed_task")):
+        (work / model).mkdir(parents=True, exist_ok=True)
+        (work / model / f"{model}_{name}_score.json").write_text("{}")
+    assert missing_scores(argv, since=start) == ["m2 x ambi_synth_geometric_tf"]
+    assert missing_scores(argv, since=time.time() + 10) == [  # files older than the run do not count
+        "m1 x ambi_synth_geometric_tf", "m1 x renamed_task", "m2 x ambi_synth_geometric_tf", "m2 x renamed_task"]  # fmt: skip
+
+
+def test_well_known_vlmevalkit_models_map_to_lmms_eval_entries():
+    from ambi_plugin.vlmeval import register
+    from ambi_plugin.vlmeval.prompt_model import for_model, lmms_key
+
+    register()
+    assert for_model("Qwen2.5-VL-7B-Instruct") == (
+        "qwen2_5_vl",
+        {"min_pixels": 1280 * 28 * 28, "max_pixels": 16384 * 28 * 28},
+    )  # its supported_VLM kwargs
+    assert for_model("InternVL3-8B") == ("internvl3", {})
+    assert for_model("InternVL3_5-8B") == ("internvl3_5", {})
+    assert for_model("Qwen3-VL-8B-Instruct") == ("qwen3_vl", {})
+    assert for_model("llava_v1.5_7b") == (None, {})  # no entry: the YAML's default, as in lmms-eval
+    assert lmms_key("mine", "/models/Qwen2.5-VL-3B-Instruct") == "qwen2_5_vl"  # a config entry's model_path
+    config = {"q": {"class": "Qwen2VLChat", "model_path": "Qwen/Qwen2.5-VL-3B-Instruct", "max_pixels": 1003520}}
+    assert for_model("q", config) == ("qwen2_5_vl", {"min_pixels": 3136, "max_pixels": 1003520})  # qwen_vl_utils'
+    assert for_model("r", {"r": {"class": "AmbiReplayVLM", "model_path": "Qwen2.5-VL"}}) == ("qwen2_5_vl", {})
+
+
+def test_launcher_applies_one_entry_and_refuses_models_that_need_different_ones(tmp_path):
+    from ambi_plugin.vlmeval import register
+    from ambi_plugin.vlmeval.launcher import choose_prompt_model
+    from ambi_plugin.vlmeval.prompt_model import PromptModelError
+
+    register()
+    loc = ["--data", "ambibench_multiscene_localization", "ambi_synth_geometric_tf"]
+    key, settings = choose_prompt_model([*loc, "--model", "Qwen2.5-VL-7B-Instruct"])
+    assert key == "qwen2_5_vl" and settings["max_pixels"] == 16384 * 28 * 28
+    assert choose_prompt_model([*loc, "--model", "InternVL3-8B", "InternVL3-2B"]) == ("internvl3", {})
+    with pytest.raises(PromptModelError, match=r"InternVL3-8B -> internvl3.*ambibench_multiscene_localization"):
+        choose_prompt_model([*loc, "--model", "Qwen2.5-VL-7B-Instruct", "InternVL3-8B"])
+    # tasks without per-model entries: any mix of models runs, with the default entry
+    assert choose_prompt_model(["--data", "ambi_synth_geometric_tf", "--model", "Qwen2.5-VL-7B-Instruct",
+                                "InternVL3-8B"]) == (None, {})  # fmt: skip
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({
+        "model": {"Qwen2.5-VL-7B-Instruct": {}, "InternVL3-8B": {}},
+        "data": {"ambibench_multiscene_localization": {"class": "AmbibenchMultisceneLocalization",
+                                                       "prompt_model": "internvl3"}},
+    }))  # fmt: skip
+    assert choose_prompt_model(["--config", str(config)]) == (None, {})  # the dataset names its entry itself
+
+
+def test_register_refuses_a_name_that_is_not_ours():
+    from ambi_plugin.vlmeval import register
+    from ambi_plugin.vlmeval.registry import RegistrationError
+
+    with pytest.raises(RegistrationError, match=r"'ambi_synth_geometric_tff'.*Did you mean ambi_synth_geometric_tf"):
+        register(tasks=["ambi_synth_geometric_tff"])
+    assert sorted(register(tasks=["ambi_synth_all"])) == sorted(index()["ambi_synth_all"].members)

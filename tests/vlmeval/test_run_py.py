@@ -112,3 +112,94 @@ def test_torchrun_launches_the_module(tmp_path, env):
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert vlmeval_scores(work)["ambi_synth_geometric_letter"]["acc"] == 1.0
+
+
+def test_config_run_with_a_failing_dataset_exits_1_naming_it(tmp_path, env):
+    """``--config`` runs are checked too: model and dataset names come from the JSON."""
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks="ambi_synth_geometric_yn", mode="gold")  # none for geometric_mc
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "model": {"replayed": {"class": "AmbiReplayVLM", "predictions": str(answers)}},
+                "data": {
+                    "ambi_synth_geometric_yn": {"class": "AmbiSynthGeometricYn"},
+                    "ambi_synth_geometric_mc": {"class": "AmbiSynthGeometricMc"},
+                },
+            }
+        )
+    )
+    work = tmp_path / "out"
+    proc = run_vlmeval(["--config", str(config)], work=work, env=env)
+    assert proc.returncode == 1, proc.stderr[-4000:]
+    assert "no scores for replayed x ambi_synth_geometric_mc" in proc.stderr
+    assert vlmeval_scores(work, model="replayed")["ambi_synth_geometric_yn"]["acc"] == 1.0
+
+
+JUDGED = ["ambi_synth_object_open", "ambi_synth_description"]
+
+
+def _judge_env(env: dict, tmp_path) -> dict:
+    """Our configured judge: an LLM at an address where nothing listens (a run that calls it fails)."""
+    clean = {k: v for k, v in env.items() if not k.startswith("AMBI_JUDGE_")}
+    return {
+        **clean,
+        "AMBI_JUDGE_BACKEND": "openai",
+        "AMBI_JUDGE_MODEL": "configured-judge",
+        "AMBI_JUDGE_BASE_URL": "http://127.0.0.1:9/v1",
+        "AMBI_JUDGE_RETRIES": "0",
+        "AMBI_JUDGE_BACKOFF": "0.01",
+        "AMBI_JUDGE_CACHE_PATH": str(tmp_path / "judge.sqlite"),
+    }
+
+
+def _score_files(work, model: str = "ambi_replay") -> dict[str, dict]:
+    return {(d := json.loads(p.read_text()))["task"]: d for p in (work / model).rglob(f"{model}_*_score.json")}
+
+
+def test_judge_exact_matching_through_run_py_is_rule_based_only(tmp_path, env):
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks=JUDGED, mode="gold")
+    work = tmp_path / "out"
+    proc = run_vlmeval(
+        ["--data", *JUDGED, "--model", "ambi_replay", "--judge", "exact_matching"],
+        work=work,
+        env={**_judge_env(env, tmp_path), "AMBI_REPLAY_PREDICTIONS": str(answers)},
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    scores = _score_files(work)
+    assert sorted(scores) == sorted(JUDGED)
+    for task, score in scores.items():
+        judge = score["judge"]
+        assert judge["backend"] == "offline" and judge["settings"]["embeddings"] is False, task
+        assert score["metrics"]["judge_errors"] == 0.0, task  # the unreachable configured judge was never asked
+    assert scores["ambi_synth_object_open"]["metrics"]["acc"] == 1.0
+
+
+def test_judge_model_goes_to_the_openai_backend_at_the_judge_base_url(tmp_path, env):
+    from ambi_plugin.judge.loopback import LoopbackChatServer
+
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks=JUDGED, mode="gold")
+    work = tmp_path / "out"
+    with LoopbackChatServer() as server:
+        proc = run_vlmeval(
+            ["--data", *JUDGED, "--model", "ambi_replay", "--judge", "gpt-4o-mini",
+             "--judge-base-url", server.url, "--judge-key", "sk-test", "--judge-api-nproc", "2"],
+            work=work,
+            env={**_judge_env(env, tmp_path), "AMBI_REPLAY_PREDICTIONS": str(answers)},
+        )  # fmt: skip
+        requests = server.requests
+        models = {p.get("model") for p in server.payloads}
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert requests > 0 and models == {"gpt-4o-mini"}
+    scores = _score_files(work)
+    assert sorted(scores) == sorted(JUDGED)
+    for task, score in scores.items():
+        judge = score["judge"]
+        assert (judge["backend"], judge["model"]) == ("openai", "gpt-4o-mini"), task
+        assert judge["settings"]["base_url"] == server.url and judge["settings"]["max_concurrency"] == 2, task
+        assert score["metrics"]["judge_errors"] == 0.0, task
+    assert scores["ambi_synth_object_open"]["metrics"]["acc"] == 1.0
+    assert scores["ambi_synth_description"]["metrics"]["desc_score"] == 2.0
