@@ -23,7 +23,7 @@ def _load(args: argparse.Namespace):
 
 
 def cmd_capture(args: argparse.Namespace, lm=None) -> int:
-    from ambi_plugin.analysis.collect import capture_category, load_items
+    from ambi_plugin.analysis.collect import capture_category, load_items, records_name
 
     lm = lm or _load(args)
     for category in args.category or CATEGORIES:
@@ -34,6 +34,7 @@ def cmd_capture(args: argparse.Namespace, lm=None) -> int:
             lm, records, args.out, category=category, position=args.position, rule=args.switch_rule,
             gen_kwargs={"max_new_tokens": args.max_new_tokens}, model_name=args.model,
             source=f"{args.records} ({category}, first {len(records)} records)",
+            dataset_name=records_name(args.records, category),
         )  # fmt: skip
         print(f"{category}: {summary.n_switched} of {summary.n_items} images switched -> {summary.folder}")
     return 0
@@ -94,27 +95,36 @@ def cmd_heatmap(args: argparse.Namespace) -> int:
 
 
 def cmd_fit_iti(args: argparse.Namespace) -> int:
-    from ambi_plugin.analysis.collect import load_activations
+    from ambi_plugin.analysis.collect import DEFAULT_RECORDS, load_activations
     from ambi_plugin.analysis.interventions import fit_iti, load_heads_file, write_heads_file
 
-    acts = load_activations(args.capture)
+    capture = Path(args.capture)
+    acts = load_activations(capture)
+    info = json.loads((capture / "capture.json").read_text(encoding="utf-8"))
+    category = info.get("category") or capture.name
+    dataset_name = args.dataset_name or info.get("dataset_name") or DEFAULT_RECORDS.get(category, category)
     spec = fit_iti(acts["pre"], acts["correct"], load_heads_file(args.heads).heads)
     spec.meta.update({"held_out_ids": [str(i) for i in acts["ids"]], "n_held_out": int(len(acts["ids"])),
-                      "fitted_on": str(args.capture), "activation": "prompt 1 (pre)"})  # fmt: skip
+                      "held_out_dataset_name": dataset_name, "fitted_on": str(capture),
+                      "activation": "prompt 1 (pre)"})  # fmt: skip
     print(write_heads_file(args.out, spec))
+    print(f"fitted on {len(acts['ids'])} held-out items of '{dataset_name}'; `intervene --iti` leaves them out")
     return 0
 
 
 def _runner(num_processes: int = 1):
-    """Runs lmms-eval (under ``accelerate launch`` when ``num_processes`` > 1); an identical argument list (e.g. the
-    'none' row of both tables) runs once."""
+    """Runs lmms-eval (under ``accelerate launch`` when ``num_processes`` > 1) and returns a
+    :class:`~ambi_plugin.analysis.tables.RunResult`; an identical argument list and environment (e.g. the 'none' row
+    of both tables when nothing is held out) runs once."""
+    import os
     import subprocess
     import sys
 
+    from ambi_plugin.analysis.tables import RunResult
     from ambi_plugin.lmms.cli_run import lmms_eval_argv
     from ambi_plugin.report import find_results_json
 
-    done: dict[tuple[str, ...], dict | None] = {}
+    done: dict[tuple, RunResult] = {}
     prefix = lmms_eval_argv()
     if num_processes > 1:
         prefix = [
@@ -127,18 +137,20 @@ def _runner(num_processes: int = 1):
             "lmms_eval",
         ]
 
-    def run(argv: list[str], output: Path) -> dict | None:
-        if tuple(argv) in done:
-            return done[tuple(argv)]
+    def run(argv: list[str], output: Path, env: dict[str, str] | None = None) -> RunResult:
+        key = (tuple(argv), tuple(sorted((env or {}).items())))
+        if key in done:
+            return done[key]
         output.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([*prefix, *argv, "--output_path", str(output)], capture_output=True, text=True)
+        proc = subprocess.run([*prefix, *argv, "--output_path", str(output)], capture_output=True, text=True,
+                              env={**os.environ, **(env or {})})  # fmt: skip
         (output / "lmms_eval.log").write_text(f"rc={proc.returncode}\n{proc.stdout[-20000:]}\n{proc.stderr[-20000:]}")
         try:
             results = json.loads(find_results_json(output).read_text(encoding="utf-8"))
         except FileNotFoundError:
             results = None  # lmms-eval exits 0 even when it fails: only its results JSON proves a run
-        done[tuple(argv)] = results
-        return results
+        done[key] = RunResult(results, output)
+        return done[key]
 
     return run
 
@@ -170,14 +182,32 @@ def cmd_intervene(args: argparse.Namespace) -> int:
         save_table(table, out, "table3")
         print("Table 3 (accuracy %, masking)\n" + format_table(table))
     if args.iti:
-        offset = int(load_heads_file(args.iti).meta.get("n_held_out", 0))
+        env, meta, note = _held_out(load_heads_file(args.iti), args.eval_source, out / "eval_data")
         conds = table4_conditions(Path(args.iti).resolve(), alphas=[float(a) for a in args.alphas.split(",")])
-        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table4", offset=offset, **common)
+        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table4", env=env, meta=meta, **common)
         save_table(table, out, "table4")
-        print(f"Table 4 (accuracy %, ITI; evaluation starts after {offset} held-out items)\n" + format_table(table))
+        print(f"Table 4 (accuracy %, ITI; {note})\n" + format_table(table))
     if not (args.heads or args.iti):
         raise SystemExit("intervene needs --heads FILE (Table 3) and/or --iti FILE (Table 4)")
     return 0
+
+
+def _held_out(spec, source: str, folder: Path) -> tuple[dict[str, str], dict, str]:
+    """Environment, table metadata and a one-line note for the Table 4 runs: the held-out ids left out by id."""
+    from ambi_plugin.analysis.heldout import evaluation_copy
+
+    ids = spec.meta.get("held_out_ids") or []
+    name = spec.meta.get("held_out_dataset_name")
+    if not ids or not name:
+        note = "the ITI file names no held-out items: the evaluation includes every item"
+        print(f"switch-heads: warning: {note} (write it with `ambi switch-heads fit-iti`)")
+        return {}, {"held_out": None}, note
+    held = evaluation_copy(source, name, ids, folder)
+    if held.missing:
+        print(f"switch-heads: warning: {len(held.missing)} held-out ids are not in {source} '{name}': "
+              f"{', '.join(held.missing[:5])}")  # fmt: skip
+    note = f"{len(held.excluded)} held-out items left out of '{name}'"
+    return held.env, {"held_out": held.to_dict()}, note
 
 
 def cmd_visualize(args: argparse.Namespace, lm=None) -> int:
@@ -268,12 +298,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--capture", required=True, help="OUT/<category> of a capture run on held-out items")
     p.add_argument("--heads", required=True, help="switch_heads.json")
     p.add_argument("--out", required=True, help="heads file with directions to write")
+    p.add_argument("--dataset-name", default=None,
+                   help="records the fit items belong to (default: from capture.json, e.g. bistable_open)")  # fmt: skip
     p.set_defaults(switch_func=cmd_fit_iti)
 
     p = sub.add_parser("intervene", help="Tables 3 (mask) and 4 (ITI) through lmms-eval's ambi_intervene")
     model(p), table_opts(p)
     p.add_argument("--heads", default=None, help="switch heads file (Table 3)")
     p.add_argument("--iti", default=None, help="ITI heads file from fit-iti (Table 4)")
+    p.add_argument("--eval-source", default="ambi://ambibench",
+                   help="records source of the evaluated tasks; the ITI fit items are left out of a copy of it")  # fmt: skip
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(switch_func=cmd_intervene)

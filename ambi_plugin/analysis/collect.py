@@ -37,9 +37,16 @@ from ambi_plugin.analysis.prompts import (
     second_prompt,
 )
 
-__all__ = ["CaptureSummary", "capture_category", "load_activations", "load_items"]
+__all__ = ["CaptureSummary", "capture_category", "load_activations", "load_items", "records_name"]
 
 DEFAULT_RECORDS = {"bistable": "bistable_open", "multiscene": "multiscene_open"}
+
+
+def records_name(source: str, category: str) -> str:
+    """The records name (``<name>.jsonl``, the task YAML's ``dataset_name``) a capture of ``category`` reads."""
+    if source.startswith("ambi://"):
+        return DEFAULT_RECORDS.get(category, category)
+    return Path(source).stem
 
 
 def load_items(source: str, category: str) -> list[dict]:
@@ -111,6 +118,7 @@ def capture_category(
     model_name: str = "",
     judge: Any = None,
     source: str = "",
+    dataset_name: str = "",
 ) -> CaptureSummary:
     """Capture ``records`` of ``category`` with the lmms-eval backend ``lm``; see the module docstring."""
     from tqdm import tqdm
@@ -167,6 +175,7 @@ def capture_category(
             "model": model_name,
             "category": category,
             "records": source,
+            "dataset_name": dataset_name,  # the records these ids belong to (the task YAML's dataset_name)
             "position": position,
             "switch_rule": rule,
             "prompts_are_ours": True,

@@ -21,7 +21,7 @@ from typing import Any
 
 from ambi_plugin.analysis.heads import DEFAULT_PATTERN, HeadLayout, find_head_modules, head_layout, unwrap_model
 
-__all__ = ["CallState", "HeadFn", "HookSet", "remaining_hooks"]
+__all__ = ["CallState", "HeadFn", "HookSet", "mark_owned", "remaining_hooks"]
 
 _OWNER = "__ambi_switch_hook__"
 
@@ -84,8 +84,7 @@ class HookSet:
                 return None
             return (x4.reshape(x.shape), *args[1:])
 
-        setattr(hook, _OWNER, True)
-        return hook
+        return mark_owned(hook)
 
     def __enter__(self) -> HookSet:
         self.reset()
@@ -111,10 +110,18 @@ class HookSet:
         self._remove()
 
 
+def mark_owned(hook: Any) -> Any:
+    """Mark a torch hook function as installed by this package, so :func:`remaining_hooks` finds it."""
+    setattr(hook, _OWNER, True)
+    return hook
+
+
 def remaining_hooks(model: Any) -> list[str]:
-    """Names of modules that still carry a hook installed by :class:`HookSet` (should always be empty)."""
+    """Names of modules that still carry a forward or forward-pre hook marked by :func:`mark_owned` (the hooks of
+    :class:`HookSet` and of the A.8 attention capture); should always be empty after a run."""
     out = []
     for name, module in unwrap_model(model).named_modules():
-        if any(getattr(h, _OWNER, False) for h in module._forward_pre_hooks.values()):
+        hooks = [*module._forward_pre_hooks.values(), *module._forward_hooks.values()]
+        if any(getattr(h, _OWNER, False) for h in hooks):
             out.append(name)
     return out

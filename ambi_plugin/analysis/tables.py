@@ -1,9 +1,11 @@
 """Tables 3 and 4: AmbiBench accuracy under no / switch-head / random-head masking, and under ITI shifts.
 
-Every cell is an ordinary lmms-eval run (the real CLI, our ``ambi_intervene`` model around the chosen backend), read
-from its results JSON. Table 3 rows: ``none`` (hooks off), ``switch heads`` (mask, epsilon), ``random heads`` (mask
-as many random heads, mean +- std over seeds). Table 4 rows: ``none`` and ``ITI alpha=a`` for each alpha; the
-evaluation starts after the held-out items the directions were fitted on (``--offset``).
+Every cell is an ordinary lmms-eval run (the real CLI, our ``ambi_intervene`` model around the chosen backend, with
+``--log_samples``), read from its results JSON. Table 3 rows: ``none`` (hooks off), ``switch heads`` (mask, epsilon),
+``random heads`` (mask as many random heads, mean +- std over seeds). Table 4 rows: ``none`` and ``ITI alpha=a`` for
+each alpha, run on the evaluation copy without the held-out items (:mod:`ambi_plugin.analysis.heldout`, passed as
+``env``). Next to the accuracy, each row says how many of the task's responses differ from the ``none`` row's
+(``changed``, in %): an intervention that changes what the model says shows there even when accuracy does not move.
 """
 
 from __future__ import annotations
@@ -11,15 +13,47 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ambi_plugin.analysis.interventions import DEFAULT_EPSILON, ITI_ALPHAS
 
-__all__ = ["DEFAULT_TASKS", "Condition", "format_table", "intervention_table"]
+__all__ = ["DEFAULT_TASKS", "Condition", "RunResult", "format_table", "intervention_table", "responses"]
 
 DEFAULT_TASKS = ("ambibench_bistable_open", "ambibench_multiscene_open")
 Condition = tuple[str, str]  # (row label, extra model_args)
+
+
+@dataclass
+class RunResult:
+    """One lmms-eval run: its results JSON (``None`` when it wrote none) and its output folder."""
+
+    results: dict | None
+    folder: Path
+
+
+def responses(folder: str | Path) -> dict[str, dict[str, str]]:
+    """``{task: {doc key: response}}`` from the ``--log_samples`` files below an lmms-eval output folder."""
+    out: dict[str, dict[str, str]] = {}
+    for path in sorted(Path(folder).rglob("*_samples_*.jsonl")):
+        task = path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]
+        rows = out.setdefault(task, {})
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            key = str(row.get("doc_hash") or row.get("doc_id"))
+            resp = row.get("filtered_resps", row.get("resps"))
+            rows[key] = json.dumps(resp, sort_keys=True)
+    return out
+
+
+def _changed(mine: dict[str, str], base: dict[str, str]) -> float:
+    common = [k for k in mine if k in base]
+    if not common:
+        return float("nan")
+    return 100 * sum(mine[k] != base[k] for k in common) / len(common)
 
 
 def _model_args(base: str, base_args: str, extra: str) -> str:
@@ -49,7 +83,7 @@ def table4_conditions(iti_file: str | Path, *, alphas: Sequence[float] = ITI_ALP
 
 
 def intervention_table(
-    run: Callable[[list[str], Path], dict | None],
+    run: Callable[..., RunResult],
     *,
     base: str,
     base_args: str,
@@ -58,39 +92,52 @@ def intervention_table(
     out_dir: str | Path,
     metric: str = "acc",
     limit: int | None = None,
-    offset: int = 0,
     gen_kwargs: str | None = None,
+    env: dict[str, str] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run every condition (``run(args, output) -> results JSON or None``) and collect accuracy per task, in %."""
+    """Run every condition (``run(args, output, env) -> RunResult``) and collect accuracy per task, in %, and the
+    share of responses that differ from the first condition's (``none``)."""
     from tqdm import tqdm
 
     out_dir = Path(out_dir)
     rows: list[dict[str, Any]] = []
+    base_resps: dict[str, dict[str, str]] | None = None
     for i, (label, extra) in enumerate(tqdm(conditions, desc="intervention runs")):
         args = ["--model", "ambi_intervene", "--model_args", _model_args(base, base_args, extra),
-                "--tasks", ",".join(tasks), "--batch_size", "1"]  # fmt: skip
+                "--tasks", ",".join(tasks), "--batch_size", "1", "--log_samples"]  # fmt: skip
         if limit is not None:
             args += ["--limit", str(limit)]
-        if offset:
-            args += ["--offset", str(offset)]
         if gen_kwargs:
             args += ["--gen_kwargs", gen_kwargs]
-        results = run(args, out_dir / f"run{i}")
-        if results is None:
+        res = run(args, out_dir / f"run{i}", env)
+        if res.results is None:
             raise RuntimeError(
-                f"lmms-eval wrote no results for condition {label!r} ({extra}); see its log in {out_dir / f'run{i}'}"
+                f"lmms-eval wrote no results for condition {label!r} ({extra}); see its log in {res.folder}"
             )
-        rows.append(
-            {"condition": label, "model_args": extra, **{t: 100 * _accuracy(results, t, metric) for t in tasks}}
-        )
+        resps = responses(res.folder)
+        if base_resps is None:
+            base_resps = resps
+        row: dict[str, Any] = {"condition": label, "model_args": extra, "output": str(res.folder)}
+        for t in tasks:
+            row[t] = 100 * _accuracy(res.results, t, metric)
+            row[f"{t}_changed"] = _changed(resps.get(t, {}), base_resps.get(t, {}))
+            row[f"{t}_n"] = _n_samples(res.results, t)
+        rows.append(row)
     return {
         "base": base,
         "metric": metric,
         "tasks": list(tasks),
-        "offset": offset,
         "limit": limit,
+        "baseline_condition": conditions[0][0] if conditions else None,
+        **(meta or {}),
         "rows": _summarise(rows, tasks),
     }
+
+
+def _n_samples(results: dict, task: str) -> int | None:
+    n = (results.get("n-samples") or {}).get(task) or {}
+    return n.get("effective")
 
 
 def _summarise(rows: list[dict], tasks: Sequence[str]) -> list[dict]:
@@ -104,14 +151,18 @@ def _summarise(rows: list[dict], tasks: Sequence[str]) -> list[dict]:
             mean = sum(vals) / len(vals)
             agg[t] = mean
             agg[f"{t}_std"] = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
+            agg[f"{t}_changed"] = sum(r[f"{t}_changed"] for r in seeds) / len(seeds)
+            agg[f"{t}_n"] = seeds[0][f"{t}_n"]
         plain.append(agg)
     return plain
 
 
 def format_table(table: dict[str, Any]) -> str:
-    """A markdown table: one row per condition, one column per task (accuracy %, random rows as mean +- std)."""
+    """A markdown table: one row per condition; per task the accuracy (%, random rows as mean +- std) and the share
+    of responses changed against the first row (%)."""
     tasks = table["tasks"]
-    lines = ["| condition | " + " | ".join(tasks) + " |", "|---|" + "---|" * len(tasks)]
+    head = [f"{t} ({table.get('metric', 'acc')} %) | {t} changed %" for t in tasks]
+    lines = ["| condition | " + " | ".join(head) + " |", "|---|" + "---|---|" * len(tasks)]
     for row in table["rows"]:
         cells = []
         for t in tasks:
@@ -119,7 +170,9 @@ def format_table(table: dict[str, Any]) -> str:
             cell = "nan" if v != v else f"{v:.2f}"
             if f"{t}_std" in row:
                 cell += f" +- {row[f'{t}_std']:.2f}"
+            changed = row.get(f"{t}_changed", float("nan"))
             cells.append(cell)
+            cells.append("nan" if changed != changed else f"{changed:.1f}")
         lines.append(f"| {row['condition']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -11,10 +11,13 @@ import torch
 from ambi_plugin.analysis.attention import visualize
 from ambi_plugin.analysis.backend import BackendModel, load_backend
 from ambi_plugin.analysis.collect import capture_category, load_activations, load_items
-from ambi_plugin.analysis.heads import find_head_modules
+from ambi_plugin.analysis.heads import find_head_modules, unwrap_model
 from ambi_plugin.analysis.hooks import remaining_hooks
+from ambi_plugin.analysis.interventions import HeadsSpec, write_heads_file
 from ambi_plugin.demo import TINY_MODEL_ARGS
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
+
+from .tiny_models import hook_count
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +110,80 @@ def test_ambi_intervene_from_lmms_eval_registry_masks_exactly(tiny_dir, records,
         cls.create_from_arg_string(f"pretrained={tiny_dir}")
 
 
+def test_ambi_intervene_iti_shift_is_exact(tiny_dir, records, lm):
+    """mode=iti through the registry: head (2, 1) gets exactly + alpha * sigma * direction, the others nothing."""
+    from lmms_eval import models
+
+    image = records[0]["image"]
+    base = _first_o_proj_input(lm, 2, image).view(-1, 4, 16)
+    rng = np.random.default_rng(7)
+    d = rng.normal(size=16)
+    d /= np.linalg.norm(d)
+    heads = tiny_dir.parent / "iti.json"
+    write_heads_file(heads, HeadsSpec([(2, 1)], [d.tolist()], [2.5]))
+    wrapped = models.get_model("ambi_intervene").create_from_arg_string(
+        f"base=qwen2_5_vl,pretrained={tiny_dir},{TINY_MODEL_ARGS},heads={heads},mode=iti,alpha=0.3"
+    )
+    got = _first_o_proj_input(wrapped, 2, image).view(-1, 4, 16)
+    shift = torch.tensor(0.3 * 2.5 * d, dtype=torch.float64)
+    # exact in the model's own dtype (the backend loads bfloat16 here): x + (alpha * sigma * dir), one rounding
+    assert torch.equal(got[:, 1], base[:, 1] + shift.to(base.dtype))
+    torch.testing.assert_close((got[:, 1] - base[:, 1]).double().mean(0), shift, rtol=0, atol=0.02)
+    assert torch.equal(got[:, [0, 2, 3]], base[:, [0, 2, 3]])
+    assert remaining_hooks(wrapped) == []
+
+
+def _logits_and_answer(lm, image: str) -> tuple[torch.Tensor, str]:
+    """The prompt's next-token logits (lm_head's first call) and the answer, through the backend."""
+    head = unwrap_model(lm).lm_head
+    seen = []
+    handle = head.register_forward_hook(lambda m, a, out: seen.append(out[0, -1].detach().clone()))
+    try:
+        answer = BackendModel(lm, gen_kwargs={"max_new_tokens": 4}).generate("what is this", [image])
+    finally:
+        handle.remove()
+    return seen[0], answer
+
+
+def test_masking_planted_heads_changes_the_output(tiny_dir, records, lm):
+    """An intervention is not a no-op: masking every head of layers 0-1 moves the logits; mode=none does not."""
+    from lmms_eval import models
+
+    image = records[0]["image"]
+    base_logits, _ = _logits_and_answer(lm, image)
+    heads = tiny_dir.parent / "planted.json"
+    heads.write_text(json.dumps({"heads": [[layer, h] for layer in (0, 1) for h in range(4)]}))
+    cls = models.get_model("ambi_intervene")
+    none = cls.create_from_arg_string(f"base=qwen2_5_vl,pretrained={tiny_dir},{TINY_MODEL_ARGS},mode=none")
+    masked = cls.create_from_arg_string(
+        f"base=qwen2_5_vl,pretrained={tiny_dir},{TINY_MODEL_ARGS},heads={heads},mode=mask"
+    )
+    none_logits, _ = _logits_and_answer(none, image)
+    masked_logits, _ = _logits_and_answer(masked, image)
+    assert torch.equal(none_logits, base_logits)
+    assert float((masked_logits - base_logits).abs().max()) > 0.1 * float(base_logits.abs().max())
+    assert remaining_hooks(masked) == [] and remaining_hooks(none) == []
+
+
 def test_attention_overlay_on_patch_grid(lm, records, tmp_path):
-    info = visualize(lm, "what is this", records[0]["image"], tmp_path / "att.png", gen_kwargs={"max_new_tokens": 3})
+    before = hook_count(unwrap_model(lm))
+    seen_during = {}
+    original = lm.generate_until
+
+    def spy(reqs):  # counts the hooks installed while the backend generates
+        seen_during["ours"] = len(remaining_hooks(lm))
+        seen_during["all"] = hook_count(unwrap_model(lm))
+        return original(reqs)
+
+    lm.generate_until = spy
+    try:
+        info = visualize(
+            lm, "what is this", records[0]["image"], tmp_path / "att.png", gen_kwargs={"max_new_tokens": 3}
+        )
+    finally:
+        lm.generate_until = original
+    assert seen_during == {"ours": 3, "all": before + 3}, "top-level, vision-tower and layer-2 attention hooks"
+    assert remaining_hooks(lm) == [] and hook_count(unwrap_model(lm)) == before
     assert info["layer"] == 2  # half of 4 layers
     grid = np.load(info["grid"])
     assert grid.ndim == 2 and min(grid.shape) > 1, "image tokens laid out on the merged patch grid (rows x cols)"

@@ -135,3 +135,35 @@ def test_parse_position_rejects_unknown():
     assert parse_position("-2") == -2
     with pytest.raises(ValueError, match="last_prompt"):
         parse_position("middle")
+
+
+def test_mean_generated_is_the_mean_over_decoding_steps():
+    """``mean_generated``: the mean of each decoding step's new position; the prompt (prefill) call is left out."""
+    model = tiny_llava()
+    ids = torch.tensor([[5, 17, 33, 2]])
+    calls: list[torch.Tensor] = []
+
+    def grab(module, args):
+        calls.append(args[0][0, -1].view(8, 8).detach().clone())
+
+    handle = model.model.language_model.layers[2].self_attn.o_proj.register_forward_pre_hook(grab)
+    hooks = HookSet(model)
+    rec = HeadRecorder(hooks, position="mean_generated")
+    try:
+        with hooks, torch.no_grad():
+            rec.start()
+            out = model.generate(input_ids=ids, max_new_tokens=5, min_new_tokens=5, do_sample=False, pad_token_id=0)
+    finally:
+        handle.remove()
+    assert out.shape[1] == 4 + 5
+    assert len(calls) == 5, "one prefill call and 4 decoding steps (the 5th token needs no forward)"
+    want = torch.stack(calls[1:]).mean(0)
+    got = torch.from_numpy(rec.result()[2])
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    assert not torch.allclose(got, calls[0], atol=1e-3), "the prompt's last position is not part of the mean"
+    with torch.no_grad():  # a forward with no decoding step has nothing to average: said plainly
+        rec.start()
+        with hooks:
+            model(input_ids=ids)
+    with pytest.raises(RuntimeError, match="mean_generated"):
+        rec.result()

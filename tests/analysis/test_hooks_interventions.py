@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
+from ambi_plugin.analysis.capture import HeadRecorder
 from ambi_plugin.analysis.heads import head_layout
-from ambi_plugin.analysis.hooks import HookSet, remaining_hooks
+from ambi_plugin.analysis.hooks import HookSet, mark_owned, remaining_hooks
 from ambi_plugin.analysis.interventions import (
     HeadsSpec,
     InterventionError,
@@ -18,7 +19,7 @@ from ambi_plugin.analysis.interventions import (
     write_heads_file,
 )
 
-from .tiny_models import tiny_llava
+from .tiny_models import hook_count, tiny_llava
 
 IDS = torch.tensor([[5, 17, 33, 2, 41, 9]])
 
@@ -49,15 +50,32 @@ def _o_proj_inputs(model, hooks: HookSet | None = None) -> dict[int, torch.Tenso
 
 def test_noop_hooks_leave_logits_equal_and_none_remain():
     model = tiny_llava()
-    plain = _o_proj_inputs(model)
+    before = hook_count(model)
+    with torch.no_grad():
+        plain = model(input_ids=IDS).logits
     hooks = HookSet(model)
+    looked: list[int] = []
     for layer in range(3):
-        hooks.add(layer, lambda x4, state: None)
-    with hooks:
-        assert len(remaining_hooks(model)) == 3 and len(hooks.names) == 3
-    hooked = _o_proj_inputs(model, HookSet(model))
-    assert torch.equal(plain[-1], hooked[-1])
-    assert remaining_hooks(model) == []
+        hooks.add(layer, lambda x4, state, layer=layer: looked.append(layer))  # returns None: looks, edits nothing
+    rec = HeadRecorder(hooks)
+    during: dict[str, int] = {}
+
+    def probe(module, args):  # runs inside the hooked forward, before layer 0's attention
+        during.setdefault("ours", len(remaining_hooks(model)))
+        during.setdefault("all", hook_count(model))
+
+    handle = model.model.language_model.layers[0].register_forward_pre_hook(probe)
+    try:
+        with hooks, torch.no_grad():
+            rec.start()
+            hooked = model(input_ids=IDS).logits
+    finally:
+        handle.remove()
+    assert during == {"ours": 3, "all": before + 3 + 1}, "one o_proj hook per layer (+ the probe) during the forward"
+    assert sorted(looked) == [0, 1, 2], "every no-op function ran in the forward"
+    assert rec.result().shape == (3, 8, 8) and np.abs(rec.result()).sum() > 0, "the recorder saw the forward too"
+    assert torch.equal(plain, hooked)
+    assert remaining_hooks(model) == [] and hook_count(model) == before
 
 
 def test_hooks_are_removed_when_the_run_fails():
@@ -147,3 +165,16 @@ def test_heads_file_roundtrip_and_checks(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(InterventionError, match="not valid JSON"):
         load_heads_file(tmp_path / "bad.json")
+
+
+def test_remaining_hooks_sees_marked_forward_hooks_too():
+    model = tiny_llava()
+    attn = model.model.language_model.layers[1].self_attn
+    plain = attn.register_forward_hook(lambda m, a, o: None)  # somebody else's hook: not ours
+    ours = attn.register_forward_hook(mark_owned(lambda m, a, o: None))
+    try:
+        assert remaining_hooks(model) == ["model.language_model.layers.1.self_attn"]
+    finally:
+        ours.remove()
+    assert remaining_hooks(model) == []
+    plain.remove()

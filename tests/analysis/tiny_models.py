@@ -7,6 +7,11 @@ from pathlib import Path
 import torch
 
 
+def hook_count(model) -> int:
+    """Every forward and forward-pre hook on every module, whoever installed it."""
+    return sum(len(m._forward_pre_hooks) + len(m._forward_hooks) for m in model.modules())
+
+
 def tiny_qwen(tmp: Path):
     """(model, processor) of the project's tiny Qwen2.5-VL: 4 layers, 4 query heads, 2 K/V heads (GQA)."""
     from transformers import AutoProcessor, Qwen2_5_VLForConditionalGeneration
@@ -88,6 +93,62 @@ def save_tiny_llava(folder: Path, *, heads: int = 8, kv_heads: int = 2) -> Path:
         chat_template=LLAVA_TEMPLATE,
         image_token="<image>",
         num_additional_image_tokens=1,
+    )
+    model.save_pretrained(folder)
+    proc.save_pretrained(folder)
+    return folder
+
+
+INTERNVL_TOKENS = {
+    "start_image_token": "<img>",
+    "end_image_token": "</img>",
+    "context_image_token": "<IMG_CONTEXT>",
+    "video_token": "<video>",
+}
+
+
+def save_tiny_internvl(folder: Path, *, heads: int = 8, kv_heads: int = 2, layers: int = 3, seed: int = 0) -> Path:
+    """A tiny HF-native InternVL folder (InternVLForConditionalGeneration + InternVLProcessor) that lmms-eval's
+    ``internvl_hf`` backend loads: Qwen2 text model with ``heads`` query and ``kv_heads`` K/V heads (GQA, as in
+    InternVL3), a 1-layer InternViT, 56 px tiles of 8 x 8 patches -> 16 image tokens per tile after pixel shuffle."""
+    from transformers import (
+        AutoTokenizer,
+        GotOcr2ImageProcessor,
+        InternVLConfig,
+        InternVLForConditionalGeneration,
+        InternVLProcessor,
+    )
+    from transformers.models.internvl.video_processing_internvl import InternVLVideoProcessor
+
+    from ambi_plugin.models.tiny_qwen import CHAT_TEMPLATE, make_tiny_qwen2_5_vl
+
+    qwen = make_tiny_qwen2_5_vl(folder.parent / (folder.name + "_tok"))
+    tok = AutoTokenizer.from_pretrained(qwen, extra_special_tokens=INTERNVL_TOKENS)
+    template = CHAT_TEMPLATE.replace("'<|vision_start|><|image_pad|><|vision_end|>'", "'<IMG_CONTEXT>\\n'")
+    assert template != CHAT_TEMPLATE
+    special = dict(eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, bos_token_id=tok.pad_token_id)
+    config = InternVLConfig(
+        text_config={"model_type": "qwen2", "vocab_size": len(tok), "hidden_size": 64, "intermediate_size": 128,
+                     "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv_heads,
+                     "initializer_range": 0.5, "max_position_embeddings": 4096, **special},
+        vision_config={"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
+                       "image_size": [56, 56], "patch_size": [7, 7], "initializer_range": 0.5},
+        image_token_id=tok.context_image_token_id, downsample_ratio=0.5, **special,
+    )  # fmt: skip
+    config.ambi_random_weights = True
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = InternVLForConditionalGeneration(config).eval()
+    with torch.no_grad():  # like the tiny Qwen: special tokens never win, so generation runs to max_new_tokens
+        model.lm_head.weight[tok.all_special_ids] = 0.0
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    proc = InternVLProcessor(
+        image_processor=GotOcr2ImageProcessor(size={"height": 56, "width": 56}, crop_to_patches=True),
+        tokenizer=tok,
+        video_processor=InternVLVideoProcessor(size={"height": 56, "width": 56}),
+        image_seq_length=16,
+        chat_template=template,
     )
     model.save_pretrained(folder)
     proc.save_pretrained(folder)
