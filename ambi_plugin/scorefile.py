@@ -6,6 +6,7 @@ Answer files (``--answers``), by shape:
   (``ambi_replay``'s format: only the rows of the task being scored are used). One answer set, named
   after the file.
 * lmms-eval ``--log_samples`` JSONL (``filtered_resps``; the record id from ``doc`` or from our logged item).
+  Exactly the logged records are scored (the run's own subset, e.g. under ``--limit``), and the output says so.
 * A JSON list (or JSONL) of objects with ``id`` and one column per answer set, as the IllusionVQA authors
   release them (``GPT_0_SHOT``, ``GEM_4_SHOT``, ``HUMAN_ANSWER_1`` ...): ``--column`` picks the columns
   (default: every text column that is not a dataset field). ``--vote C1,C2,C3`` adds their majority vote
@@ -13,6 +14,9 @@ Answer files (``--answers``), by shape:
 
 Records come from the task's own data source, a folder (``--data-dir``) or a file (``--records``: canonical
 records, or IllusionVQA's released-question JSONL, which needs no images).
+
+Scoring: VIA-Bench tasks by :mod:`ambi_plugin.benchmarks.viabench.scoring` (Match and Judge), every other task
+by :mod:`ambi_plugin.core.scoring`; IllusionBench's ``--protocol llm`` adds its judge's verdicts.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ def is_answer_column(name: str) -> bool:
 
 COMPREHENSION_BY = ("category", "question_type")
 GENERIC = "generic"
+VIABENCH = "viabench"
 
 
 class ScoreError(ValueError):
@@ -60,6 +65,7 @@ class ScoreReport:
     counts: dict[str, int] = field(default_factory=dict)
     review: list[dict] = field(default_factory=list)
     judge: dict[str, Any] = field(default_factory=dict)  # LLM protocol: backend, model, rounds, template hashes
+    note: str = ""  # which records were scored, when the answers are a run's logged samples
 
 
 # ----------------------------------------------------------------------------- answers
@@ -101,10 +107,34 @@ def _row_id(row: dict) -> str | None:
     doc = row.get("doc")
     if isinstance(doc, dict) and doc.get("id") is not None:
         return str(doc["id"])
-    for val in row.values():  # lmms-eval 0.7 samples: our item score, logged under each metric name
-        if isinstance(val, dict) and "task_type" in val and val.get("id") is not None:
-            return str(val["id"])
-    return None
+    from ambi_plugin.reports.runs import logged_item
+
+    item = logged_item(row)  # lmms-eval 0.7 samples: our item score, logged under each metric name
+    return str(item["id"]) if item and item.get("id") is not None else None
+
+
+def is_logged_samples(rows: Sequence[dict]) -> bool:
+    """Rows of an lmms-eval ``--log_samples`` file (each has ``doc_id`` and ``filtered_resps`` or ``resps``)."""
+    return bool(rows) and all("doc_id" in r and ("filtered_resps" in r or "resps" in r) for r in rows)
+
+
+def logged_subset(recs: Sequence[dict], got: Mapping[str, str], rows: Sequence[dict], *, task: str, source: str):
+    """(the records a run logged, in record order; a note saying so): lmms-eval scores the first ``--limit``
+    records, and so does a re-score of its samples."""
+    no_id = [r.get("doc_id") for r in rows if _row_id(r) is None]
+    if no_id:
+        raise ScoreError(f"{source}: logged sample(s) with doc_id {no_id[:5]} carry no record id (no item score of "
+                         f"ours); was it written by a run of task {task!r}?")  # fmt: skip
+    known = {str(r["id"]) for r in recs}
+    unknown = sorted(i for i in got if i not in known)
+    if unknown:
+        raise ScoreError(f"{source}: logged record id(s) {', '.join(unknown[:5])} are not records of task {task!r} "
+                         f"({len(unknown)} in all): the records given (--records / --data-dir) are not the run's")  # fmt: skip
+    subset = [r for r in recs if str(r["id"]) in got]
+    note = f"scored the {len(subset)} record(s) the run logged"
+    if len(subset) < len(recs):
+        note += f", of {len(recs)} in the task (the run's own subset, e.g. lmms-eval --limit)"
+    return subset, note
 
 
 def answer_columns(
@@ -194,11 +224,23 @@ def column_setting(column: str, default: str = "") -> str:
 # ----------------------------------------------------------------------------- records and task
 
 
-def task_spec(task: str):
-    """(TaskInfo, paper table kind, prompt type) of one of our IllusionBench / IllusionVQA tasks."""
+def task_info(task: str):
+    """The TaskInfo of ``task``: from its own YAML (``<task>.yaml``, the layout of ``task_yamls/``) when one is
+    found, else from the whole task index (which also explains an unknown name)."""
+    from ambi_plugin.paths import tasks_dir
     from ambi_plugin.replayfile import expand_tasks
+    from ambi_plugin.taskindex import index
 
-    infos = expand_tasks(task)
+    for path in sorted(tasks_dir().rglob(f"{task}.yaml")):
+        own = index(path)
+        if task in own and own[task].kind == "task":
+            return expand_tasks(task, own)
+    return expand_tasks(task)
+
+
+def task_spec(task: str):
+    """(TaskInfo, paper table kind, prompt type) of one of our tasks (kind ``generic`` without a paper table)."""
+    infos = task_info(task)
     if len(infos) != 1 or infos[0].name != task:
         raise ScoreError(f"ambi score takes one task, not a group: {task!r} holds {[i.name for i in infos]}")
     meta = infos[0].config.get("metadata") or {}
@@ -228,11 +270,11 @@ def load_records(
     path = Path(records)
     if not path.is_file():
         raise FileNotFoundError(f"records file {str(path)!r} does not exist")
+    if _first_jsonl_object(path).get("task_type") is not None:  # canonical records (each line validated)
+        return read_records(path)
     rows = read_rows(path)  # a JSON list (the authors' answers file) or JSONL
     if rows and all("task_type" in r for r in rows):
-        if path.read_text(encoding="utf-8").lstrip().startswith("["):
-            raise ScoreError(f"{path}: canonical records are JSONL, one record per line (this is a JSON list)")
-        return read_records(path)
+        raise ScoreError(f"{path}: canonical records are JSONL, one record per line (this is a JSON list)")
     if kind.startswith("illusionvqa"):
         from ambi_plugin.benchmarks.illusionvqa import build_records, records_from_release
 
@@ -246,6 +288,19 @@ def load_records(
         keep = [{k: r[k] for k in need} for r in rows]
         return next(iter(build_records(sub, keep, None, source=path.name).values()))
     raise ScoreError(f"{path}: not canonical records (no 'task_type'); see hf_dataset_cards/ for the schema")
+
+
+def _first_jsonl_object(path: Path) -> dict:
+    """The first line of a JSONL file as an object ({} for a JSON list, an empty or unreadable line)."""
+    with path.open(encoding="utf-8") as fh:
+        for raw in fh:
+            if raw.strip():
+                try:
+                    row = json.loads(raw)
+                except json.JSONDecodeError:
+                    return {}
+                return row if isinstance(row, dict) else {}
+    return {}
 
 
 def _names(rec: dict, kind: str, protocol: str) -> list[str]:
@@ -331,10 +386,17 @@ def score_answers(
     if protocol == "llm" and not kind.startswith("illusionbench"):
         raise ScoreError(f"the LLM-assisted protocol is IllusionBench's; task {task!r} is scored by its parsers")
     recs = load_records(info, kind, records=records, data_dir=data_dir)
+    if kind == VIABENCH:  # the options as the run presented them (opt-in permutation / polarity variants)
+        from ambi_plugin.benchmarks.viabench.variants import prepare
+
+        recs = [prepare(r) for r in recs]
     if Path(answers).is_dir():  # an lmms-eval output folder: the task's logged samples
         answers = samples_in_folder(Path(answers), task)
     rows = read_rows(answers)
     table = answer_columns(rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers))
+    note = ""
+    if is_logged_samples(rows) and not columns:  # exactly the records the run scored
+        recs, note = logged_subset(recs, next(iter(table.values())), rows, task=task, source=str(answers))
     if vote:
         # the voters are read on their own: --vote needs no --column, and does not add the voters as columns
         voters = answer_columns(rows, task=task, name=Path(answers).stem, columns=list(vote), source=str(answers))
@@ -346,19 +408,28 @@ def score_answers(
         missing = [i for i in ids if i not in got]
         if missing and not allow_missing:
             shown = ", ".join(missing[:5]) + (f" ... ({len(missing)} in all)" if len(missing) > 5 else "")
-            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id(s) {shown} of task {task!r}")
+            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id(s) {shown} of task {task!r}; "
+                             "give answers for every record, pass the run's lmms-eval logged samples (they score "
+                             "exactly the records the run saw), or --allow-missing to score a missing answer as "
+                             "wrong")  # fmt: skip
     over = {}
     if overrides:
         from ambi_plugin.benchmarks.illusionbench_llm import load_overrides
 
         over = load_overrides(overrides)
     values, review = {}, []
+    declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind in (GENERIC, VIABENCH) else ()
     for col, got in table.items():
         items = _score_column(
-            recs, got, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress, label=col
-        )
-        declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind == GENERIC else ()
-        values[col] = summarize(recs, items, kind, protocol, declared)
+            recs, got, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
+            label=col,
+        )  # fmt: skip
+        if kind == VIABENCH:
+            from ambi_plugin.benchmarks.viabench.scoring import aggregate as via_aggregate
+
+            values[col] = {name: via_aggregate(name, items) for name in declared}
+        else:
+            values[col] = summarize(recs, items, kind, protocol, declared)
         if protocol == "llm":
             from ambi_plugin.benchmarks.illusionbench_llm import review_queue
 
@@ -368,11 +439,12 @@ def score_answers(
     settings = {col: column_setting(col, prompt_type) for col in values}
     if vote:
         settings[vote_name] = "majority vote"
-    if kind == GENERIC:
+    if kind in (GENERIC, VIABENCH):
         from ambi_plugin.paper_tables import markdown
 
         names = list(dict.fromkeys(n for v in values.values() for n in v))
-        text = f"{task}: every metric per answer set\n" + markdown(
+        what = "VIA-Bench Match and Judge, every metric" if kind == VIABENCH else "every metric"
+        text = f"{task}: {what} per answer set\n" + markdown(
             ["metric", *values], [[n, *(_fmt(values[c].get(n)) for c in values)] for n in names]
         )
     else:
@@ -383,7 +455,10 @@ def score_answers(
 
         info = judge.info() if judge is not None else judge_info()
         text += f"\n\njudge: {info.get('backend')} {info.get('model') or ''}, templates {info.get('templates', {})}"
-    return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info)
+    if note:
+        text = f"{note}\n\n{text}"
+    return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info,
+                       note=note)  # fmt: skip
 
 
 def _fmt(v: Any) -> str:
@@ -399,7 +474,11 @@ def samples_in_folder(folder: Path, task: str) -> Path:
     return found[-1]
 
 
-def _score_column(recs, got, *, protocol, task, overrides, judge, progress, label) -> list[dict]:
+def _score_column(recs, got, *, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
+    if kind == VIABENCH:
+        from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
+
+        return [via_score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
     if protocol == "rule":
         return [score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
     from tqdm import tqdm

@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.reports import render
+from ambi_plugin.reports.reference import reference_table
 from ambi_plugin.reports.runs import Run, load_runs
 from ambi_plugin.reports.significance import category_tests, model_tests
-from ambi_plugin.reports.tables import Row, Table, add_paper_rows, build_tables
+from ambi_plugin.reports.tables import Cell, Row, Table, add_paper_rows, build_tables
+
+PAPER_TEST_TABLES = ("ab_table_10", "ab_table_11")  # AmbiBench's own p-values, shown under our tests
 
 
 @dataclass
@@ -20,6 +23,19 @@ class Report:
     tests: list[dict]
     plots: dict[str, list[str]] = field(default_factory=dict)  # table key -> image paths (relative to out)
     written: dict[str, Path] = field(default_factory=dict)  # format -> file
+    paper_tests: list[Table] = field(default_factory=list)  # the paper's test tables (--compare-paper)
+
+
+def paper_test_tables() -> list[Table]:
+    """AmbiBench Tables 10 and 11 as printed: Bonferroni-corrected p-values (uncapped), 4 significant digits."""
+    out = []
+    for key in PAPER_TEST_TABLES:
+        ref = reference_table(key)
+        rows = [Row(r["name"], "", "paper", [Cell(None if v is None else float(v)) for v in r["values"]],
+                    note=r.get("note", ""), group=r.get("group", "")) for r in ref["rows"]]  # fmt: skip
+        out.append(Table(key, "ambibench", f"AmbiBench {ref['title']}", list(ref["columns"]), rows, digits=4,
+                         chart=False, number_format="g"))  # fmt: skip
+    return out
 
 
 def human_row(table: Table) -> Row | None:
@@ -60,7 +76,8 @@ def build_report(
     runs = load_runs(list(paths), names=list(names) if names else None)
     tables = build_tables(runs, compare_paper=compare_paper, aliases=aliases, n_boot=n_boot, seed=seed)
     tests = category_tests(runs, test=test) + model_tests(runs, test=test)
-    return Report(runs, tables, tests)
+    # beside our tests, the paper's (Tables 10 and 11), as every reference row: with --compare-paper
+    return Report(runs, tables, tests, paper_tests=paper_test_tables() if compare_paper and tests else [])
 
 
 def write_report(
@@ -76,17 +93,18 @@ def write_report(
     if plots and ({"md", "html"} & set(formats)):
         report.plots = make_plots(report.tables, out)
     for fmt in formats:
+        papers = report.paper_tests
         if fmt == "md":
-            text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots)
+            text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots, paper_tests=papers)
         elif fmt == "html":
-            text = render.to_html(report.tables, report.tests, title=title,
+            text = render.to_html(report.tables, report.tests, title=title, paper_tests=papers,
                                   plots={k: [str(out / p) for p in v] for k, v in report.plots.items()})  # fmt: skip
         elif fmt == "latex":
-            text = render.to_latex(report.tables, report.tests)
+            text = render.to_latex(report.tables, report.tests, paper_tests=papers)
         elif fmt == "csv":
-            text = render.to_csv(report.tables, report.tests)
+            text = render.to_csv([*report.tables, *papers], report.tests)
         else:
-            text = render.to_json(report.tables, report.tests)
+            text = render.to_json([*report.tables, *papers], report.tests)
         ext = {"md": "md", "html": "html", "latex": "tex", "csv": "csv", "json": "json"}[fmt]
         path = out / f"report.{ext}"
         path.write_text(text, encoding="utf-8")

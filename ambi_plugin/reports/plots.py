@@ -5,6 +5,8 @@
 * :func:`versus_human` - each model row against the paper's human row of the same table.
 
 Sizes are fixed by :func:`figure_size` (inches at :data:`DPI`), so a PNG's pixel size is known in advance.
+The y axis is fixed too (:func:`y_limits`): 0-100 for percent tables, from 0 to at least 1 for score tables,
+so a chart of all-zero bars still shows its axis and one tick per category.
 """
 
 from __future__ import annotations
@@ -34,8 +36,14 @@ def _mpl():
 
 
 def figure_size(n_bars: int) -> tuple[float, float]:
-    """(width, height) in inches: 0.35 in per bar plus margins, between 6 and 16 inches wide."""
-    return min(16.0, max(6.0, 0.35 * n_bars + 2.0)), HEIGHT
+    """(width, height) in inches: 0.35 in per bar plus margins, between 6 and 16 inches wide, whole pixels."""
+    return round(DPI * min(16.0, max(6.0, 0.35 * n_bars + 2.0))) / DPI, HEIGHT
+
+
+def pixel_size(n_bars: int) -> tuple[int, int]:
+    """The PNG's (width, height) in pixels for ``n_bars`` bars."""
+    w, h = figure_size(n_bars)
+    return round(w * DPI), round(h * DPI)
 
 
 def _ok(v) -> bool:
@@ -55,12 +63,23 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "chart"
 
 
+def y_limits(table: Table, peaks: Sequence[float] = ()) -> tuple[float, float]:
+    """Percent tables 0-100; score tables 0 to 1.05 x max(1, the highest bar or interval end). Extended, never
+    cut, when a value lies outside (a std bar above 100 %, a negative score)."""
+    peaks = [p for p in peaks if _ok(p)]
+    low = min([0.0, *peaks])
+    if _ylabel(table) == "%":
+        return low, max([100.0, *peaks])
+    return low, 1.05 * max([1.0, *peaks])
+
+
 def _bars(table: Table, series: Sequence[tuple[str, Row, str, str]], out: Path, ylabel: str) -> list[Path]:
     plt = _mpl()
     cols = [i for i, c in enumerate(table.columns) if c not in (AVG, RANK)]
     n = len(series) * len(cols)
     fig, ax = plt.subplots(figsize=figure_size(n), dpi=DPI)
     width = 0.8 / max(1, len(series))
+    peaks: list[float] = []
     for k, (label, row, color, hatch) in enumerate(series):
         xs = [j + (k - (len(series) - 1) / 2) * width for j in range(len(cols))]
         ys = [row.cells[i].value if _ok(row.cells[i].value) else 0.0 for i in cols]
@@ -68,6 +87,9 @@ def _bars(table: Table, series: Sequence[tuple[str, Row, str, str]], out: Path, 
         yerr = [[e[0] for e in errs], [e[1] for e in errs]] if any(sum(e) for e in errs) else None
         ax.bar(xs, ys, width=width, color=color, hatch=hatch, label=label, yerr=yerr, capsize=2,
                ecolor="black", linewidth=0)  # fmt: skip
+        peaks += [y + e[1] for y, e in zip(ys, errs)] + [y - e[0] for y, e in zip(ys, errs)]
+    ax.set_xlim(-0.5, len(cols) - 0.5)  # one slot per category, the bars centred in it
+    ax.set_ylim(*y_limits(table, peaks))
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels([table.columns[i] for i in cols], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)

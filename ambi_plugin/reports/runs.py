@@ -51,18 +51,23 @@ def model_name(results: dict, fallback: str) -> str:
     return str(results.get("model_name") or cfg.get("model") or fallback)
 
 
+def logged_item(row: dict) -> dict | None:
+    """Our per-item score in one lmms-eval ``--log_samples`` row (logged under each metric name): the first
+    dict value, other than the ``doc`` itself, that carries ``task_type`` or a record ``id`` (VIA-Bench items
+    logged before they carried ``task_type`` have only the id)."""
+    for key, val in row.items():
+        if key != "doc" and isinstance(val, dict) and ("task_type" in val or "id" in val):
+            return val
+    return None
+
+
 def read_sample_items(path: Path) -> list[dict]:
     """Our per-item score dicts from an lmms-eval ``--log_samples`` file (one per doc)."""
     out = []
     with Path(path).open(encoding="utf-8") as fh:
         for raw in fh:
-            if not raw.strip():
-                continue
-            row = json.loads(raw)
-            for val in row.values():
-                if isinstance(val, dict) and "task_type" in val:
-                    out.append(val)
-                    break
+            if raw.strip() and (item := logged_item(json.loads(raw))) is not None:
+                out.append(item)
     return out
 
 

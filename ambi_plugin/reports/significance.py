@@ -17,7 +17,9 @@ from ambi_plugin.reports import layouts as L
 from ambi_plugin.reports.runs import Run, group_runs
 from ambi_plugin.reports.stats import compare
 
-ITEM_BASES = ("acc", "exact_match", "hit_rate", "desc_score", "desc_score_llm", "acc_llm")
+ITEM_BASES = ("acc", "exact_match", "hit_rate", "desc_score", "desc_score_llm", "acc_llm", "acc_match", "acc_judge")
+# VIA-Bench: the item key of each protocol's decision (None on items without a known answer: not counted)
+VIA_KEYS = {"acc_match": "correct_match", "acc_judge": "correct_judge"}
 
 
 def item_scores(metric: str, items: list[dict]) -> dict[str, float] | None:
@@ -31,6 +33,10 @@ def item_scores(metric: str, items: list[dict]) -> dict[str, float] | None:
     out: dict[str, float] = {}
     for i, it in enumerate(items):
         rid = str(it.get("id", i))
+        if base in VIA_KEYS:  # <protocol> or <protocol>_<category>, as viabench.scoring aggregates them
+            if it.get(VIA_KEYS[base]) is not None and (not rest or slug(it.get("category")) == rest):
+                out[rid] = 1.0 if it[VIA_KEYS[base]] else 0.0
+            continue
         if rest and rest in (it.get("views") or {}):
             out[rid] = 1.0 if it["views"][rest] else 0.0
             continue

@@ -53,6 +53,7 @@ class Table:
     transpose: bool = False
     chart: bool = True
     notes: list[str] = field(default_factory=list)
+    number_format: str = "f"  # "f": ``digits`` decimals; "g": ``digits`` significant digits (p-values)
 
     def run_rows(self) -> list[Row]:
         return [r for r in self.rows if r.kind == "run"]
@@ -90,7 +91,9 @@ def _ci(run: Run, task: str, metric: str, scale: float, *, n_boot: int, seed: in
     from ambi_plugin.reports.significance import item_scores
 
     scores = item_scores(metric, items)
-    if scores:  # a mean of per-item scores: vectorized
+    if scores is not None:  # a mean of per-item scores: vectorized (none scored: no interval)
+        if not scores:
+            return None
         lo, hi = bootstrap_mean_ci(list(scores.values()), n_resamples=n_boot, seed=seed)
         return (lo * scale, hi * scale) if _finite(lo) else None
     try:

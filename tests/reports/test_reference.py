@@ -78,3 +78,74 @@ def test_find_paper_row_by_name_alias_and_setting():
     iv = reference_table("iv_table_3")
     assert find_paper_row(iv, "GPT4V", "4-shot + CoT")["values"] == [49.7]
     assert find_paper_row(t1, "unknown-model") is None
+
+
+def test_ambibench_table_2_avg_is_marked_exactly_where_it_is_not_the_mean_of_its_cells():
+    rows = reference_table("ab_table_2")["rows"]
+    for row in rows:
+        cells = [v for v in row["values"][:-1] if v is not None]
+        mean = sum(cells) / len(cells)
+        # each printed cell and the printed AVG are rounded to 0.005: to rounding, they agree within 0.01
+        off = abs(mean - row["values"][-1]) > 0.0101
+        marks = row.get("marks") or {}
+        assert off == bool(marks), row["name"]
+        if off:
+            assert set(marks) == {"AVG"} and f"{mean:.2f}" in marks["AVG"], row["name"]
+    assert sum(1 for r in rows if r.get("marks")) == 11  # all but InternVL3-8B and the human row
+    qwen = next(r for r in rows if r["name"] == "Qwen2.5-VL-7B-Instruct")
+    assert qwen["values"][-1] == 19.89 and "17.34" in qwen["marks"]["AVG"]  # kept as printed
+    assert not any(r.get("marks") for r in reference_table("ab_table_1")["rows"])
+
+
+def test_ambibench_tables_module_reads_the_reference_json():
+    """The AmbiBench numbers are kept once (the JSON); the module's constants are its rows."""
+
+    def rows(key):
+        return {r["name"]: tuple(r["values"]) for r in reference_table(key)["rows"]}
+
+    t1 = rows("ab_table_1")
+    second_human = t1.pop("Human (Table 12 hybrid / multi-view)")
+    assert AT.PAPER_TABLE1 == t1 and AT.HUMAN_TABLE1_WITH_TABLE12 == second_human[:-1]
+    assert AT.PAPER_TABLE2 == rows("ab_table_2") and AT.PAPER_TABLE12 == rows("ab_table_12")
+    assert AT.PAPER_TABLE14 == rows("ab_table_14")
+    # the second human row is Table 1's with Table 12's hybrid and multi-view (combined) values
+    human12 = AT.PAPER_TABLE12["human"]
+    want = list(AT.PAPER_TABLE1["Human"][:-1])
+    want[4], want[6] = human12[0], human12[6]
+    assert list(AT.HUMAN_TABLE1_WITH_TABLE12) == want
+
+
+def _via_json_row(name: str) -> dict:
+    blind = name.endswith(" (blind)")
+    base = name.removesuffix(" (blind)")
+    rows = [r for r in reference_table("via_main")["rows"] if r["name"] == base]
+    if blind:
+        rows = [r for r in rows if "blind" in r.get("group", "").lower()]
+    assert len(rows) == 1, name
+    return rows[0]
+
+
+def test_viabench_spec_rows_agree_with_the_reference_json():
+    from ambi_plugin.benchmarks.viabench import spec as S
+
+    cols = reference_table("via_main")["columns"]
+    avg_col = next(c for c in cols if c.rstrip(".").upper() == "AVG")
+    for name, row in S.PAPER_ROWS.items():
+        ref = _via_json_row(name)
+        for cat, (match, judge) in zip(S.CATEGORIES, row["cells"]):
+            assert ref["values"][cols.index(f"{cat.upper()} Match")] == match, (name, cat)
+            assert ref["values"][cols.index(f"{cat.upper()} Judge")] == judge, (name, cat)
+        assert ref["values"][cols.index(avg_col)] == row["avg"], name
+
+
+def test_rcid_table_1_agrees_with_the_reference_json():
+    from ambi_plugin.benchmarks.rcid.tables import TABLE1
+
+    ref = reference_table("rcid_table_1")
+    rows = {r["name"]: dict(zip(ref["columns"], r["values"])) for r in ref["rows"]}
+    assert set(rows) == set(TABLE1)
+    for model, cells in TABLE1.items():
+        for key, (ni, hl) in cells.items():
+            kind, family = key.split("_")
+            assert rows[model][f"{kind.title()} {family} NI"] == ni, (model, key)
+            assert rows[model][f"{kind.title()} {family} HL"] == hl, (model, key)

@@ -4,6 +4,7 @@ hand; significance tests on hand-written logged samples."""
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -69,6 +70,22 @@ def test_via_main_table_avg_rank_variants_and_paper(tmp_path):
     assert diff.label == "Qwen2.5-VL-7B-Instruct - paper Qwen2.5-VL-7B-Instruct" and diff.setting == "normal"
     assert diff.cells[0].value == pytest.approx(20.0 - 22.93) and diff.cells[-1].value is None
     assert sum(1 for r in t.rows if r.kind == "paper") == 26
+    # Table 3.2 has no CoT rows: the zero-shot CoT run is not compared with the normal paper row
+    assert [r.setting for r in t.rows if r.kind == "diff"] == ["normal"]
+
+
+def test_via_cot_rows_are_compared_with_table_4_1(tmp_path):
+    a = write_results(tmp_path / "a", {"ambi_viabench_val": via_values(M1, J1),
+                                       "ambi_viabench_val_zs_cot": via_values(M2, M2)}, model="Qwen2.5-VL-7B-Instruct")  # fmt: skip
+    t = table(build_tables(load_runs([a]), compare_paper=True), "via_table_4_1")
+    assert [(r.label, r.setting) for r in t.run_rows()] == [("Qwen2.5-VL-7B-Instruct", "normal"),
+                                                            ("Qwen2.5-VL-7B-Instruct", "zero-shot CoT")]  # fmt: skip
+    diffs = {r.setting: r for r in t.rows if r.kind == "diff"}
+    assert set(diffs) == {"normal", "zero-shot CoT"}
+    assert diffs["zero-shot CoT"].cells[0].value == pytest.approx(100 * M2[0] - 18.49)  # Table 4.1's CoT row
+    assert diffs["zero-shot CoT"].cells[4].value == pytest.approx(100 * M2[2] - 93.72)
+    assert diffs["normal"].cells[0].value == pytest.approx(100 * M1[0] - 22.93)
+    assert t.columns[-1] == "AVG" and sum(1 for r in t.rows if r.kind == "paper") == 6
 
 
 def test_via_five_runs_give_mean_and_std(tmp_path):
@@ -83,12 +100,15 @@ def test_via_five_runs_give_mean_and_std(tmp_path):
     assert "40.00" not in to_markdown([t]) and f"{100 * statistics.mean(vals):.2f} ±" in to_markdown([t])
 
 
-RCID_A = {  # one task per illusion type and prompt family
+RCID_A = {  # one task per illusion type and prompt family, with breakdown values that are not cells
     "ambi_rcid_contrast_pixel": {
         "human_like_rate": 0.41,
         "no_illusion_rate": 0.35,
         "na_rate": 0.24,
         "control_acc": 0.8,
+        "human_like_rate_far": 0.99,
+        "no_illusion_rate_left_right": 0.01,
+        "control_acc_near": 0.5,
     },
     "ambi_rcid_contrast_human": {
         "human_like_rate": 0.37,
@@ -97,7 +117,12 @@ RCID_A = {  # one task per illusion type and prompt family
         "control_acc": 0.7,
     },
     "ambi_rcid_stripe_pixel": {"human_like_rate": 0.35, "no_illusion_rate": 0.30, "na_rate": 0.35, "control_acc": 0.9},
-}
+    # Figure 8's variants: each its own setting (before, all of them were read as "neutral")
+    "ambi_rcid_contrast_cot": {"human_like_rate": 0.11, "no_illusion_rate": 0.80, "na_rate": 0.09},
+    "ambi_rcid_contrast_fewshot_ni": {"human_like_rate": 0.05, "no_illusion_rate": 0.90, "na_rate": 0.05},
+    "ambi_rcid_contrast_neutral": {"human_like_rate": 0.50, "no_illusion_rate": 0.30, "na_rate": 0.20,
+                                   "human_like_rate_up_down": 0.7},
+}  # fmt: skip
 RCID_B = {  # one task per prompt family with per-type breakdowns (and an overall value that is not a cell)
     "ambi_rcid_pixel": {"human_like_rate": 0.5, "human_like_rate_contrast": 0.1, "no_illusion_rate_contrast": 0.8,
                         "na_rate_contrast": 0.1, "control_acc_contrast": 0.95, "human_like_rate_filter": 0.6},
@@ -111,7 +136,8 @@ def test_rcid_figure_4_and_table_1_from_metric_names(tmp_path):
     fig = table(tables, "rcid_figure_4")
     rows = {(r.label, r.setting): dict(zip(fig.columns, (c.value for c in r.cells))) for r in fig.run_rows()}
     assert set(rows) == {("LLaVA-1.5 (7B)", "pixel prompts"), ("LLaVA-1.5 (7B)", "human prompts"),
-                         ("Mixed", "pixel prompts")}  # fmt: skip
+                         ("LLaVA-1.5 (7B)", "neutral prompts"), ("Mixed", "pixel prompts")}  # fmt: skip
+    assert rows[("LLaVA-1.5 (7B)", "neutral prompts")]["Contrast Human-like"] == pytest.approx(50.0)
     pix = rows[("LLaVA-1.5 (7B)", "pixel prompts")]
     assert pix["Contrast No Illusion"] == pytest.approx(35.0) and pix["Contrast Human-like"] == pytest.approx(41.0)
     assert pix["Contrast N/A"] == pytest.approx(24.0) and pix["Contrast Accuracy (controls)"] == pytest.approx(80.0)
@@ -123,6 +149,15 @@ def test_rcid_figure_4_and_table_1_from_metric_names(tmp_path):
     assert first["Contrast pixel NI"] == pytest.approx(35.0) and first["Contrast human HL"] == pytest.approx(37.0)
     diff = next(r for r in t1.rows if r.kind == "diff")
     assert diff.cells[0].value == pytest.approx(35.0 - 35.4) and diff.cells[1].value == pytest.approx(41.0 - 41.2)
+    fig8 = table(tables, "rcid_figure_8")
+    rows8 = {r.setting: dict(zip(fig8.columns, (c.value for c in r.cells))) for r in fig8.run_rows()}
+    assert list(rows8) == ["simple prompt", "CoT", "few-shot NI"]
+    assert rows8["CoT"]["Contrast No Illusion"] == pytest.approx(80.0)
+    assert rows8["few-shot NI"]["Contrast Human-like"] == pytest.approx(5.0)
+    assert (
+        rows8["simple prompt"]["Contrast N/A"] == pytest.approx(20.0)
+        and "Contrast Accuracy (controls)" not in rows8["CoT"]
+    )
 
 
 def test_formats_render_the_same_cells(tmp_path):
@@ -151,7 +186,9 @@ def samples_file(path: Path, task: str, correct: list[bool], breakdown: list[str
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def test_model_and_category_tests_from_logged_samples(tmp_path):
+def two_models(tmp_path: Path) -> tuple[list[bool], ...]:
+    """Results folders ``a`` and ``b`` (models model-a, model-b) with logged samples of two Table 9 categories;
+    returns the per-item correctness (color a, color b, multi-scene a, multi-scene b)."""
     import random
 
     rng = random.Random(0)
@@ -165,6 +202,11 @@ def test_model_and_category_tests_from_logged_samples(tmp_path):
                              model=f"model-{folder}")  # fmt: skip
         samples_file(path.parent / "x_samples_ambibench_color_open.jsonl", "ambibench_color_open", color)
         samples_file(path.parent / "x_samples_ambibench_multiscene_open.jsonl", "", hybrid)
+    return ca, cb, hy, ms
+
+
+def test_model_and_category_tests_from_logged_samples(tmp_path):
+    ca, cb, hy, ms = two_models(tmp_path)
     runs = load_runs([tmp_path / "a", tmp_path / "b"])
     welch = model_tests(runs)
     assert [r["column"] for r in welch] == ["Multi-Scene (open)", "Color"]
@@ -183,6 +225,35 @@ def test_model_and_category_tests_from_logged_samples(tmp_path):
     report = build_report([tmp_path / "a", tmp_path / "b"], n_boot=0)
     write_report(report, tmp_path / "rep", formats=["md"], plots=False)
     assert "## Significance tests" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_paper_tables_10_and_11_are_shown_beside_the_tests(tmp_path):
+    from ambi_plugin.reports.reference import reference_table
+
+    two_models(tmp_path)
+    plain = build_report([tmp_path / "a", tmp_path / "b"], n_boot=0)
+    assert plain.tests and not plain.paper_tests  # reference rows only with --compare-paper
+    report = build_report([tmp_path / "a", tmp_path / "b"], n_boot=0, compare_paper=True)
+    write_report(report, tmp_path / "rep", formats=["md", "latex", "html", "json"], plots=False)
+    md = (tmp_path / "rep" / "report.md").read_text()
+    tests_at = md.index("## Significance tests")
+    for key, n_rows in (("ab_table_10", 12), ("ab_table_11", 2)):
+        ref = reference_table(key)
+        at = md.index(f"### Paper: AmbiBench {ref['title']}")
+        assert at > tests_at
+        lines = [ln for ln in md[at:].split("\n\n", 2)[1].splitlines() if ln.startswith("| paper: ")]
+        assert len(lines) == n_rows == len(ref["rows"])
+        for line, row in zip(lines, ref["rows"]):  # every printed p-value, as printed (4 significant digits)
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            assert cells == [f"paper: {row['name']}", *(f"{v:.4g}" for v in row["values"])], row["name"]
+    assert re.search(r"\| paper: GPT5 +\| 0 +\| 1\.865 +\|", md)  # the Bonferroni product uncapped, as printed
+    assert "4.26e-06" in md
+    tex = (tmp_path / "rep" / "report.tex").read_text()
+    assert tex.count(r"\begin{tabular}") == md.count("\n## ") + 2 and "Paper: AmbiBench Table 10" in tex
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert html.count("<h3 id='ab_table_1") == 2 and "1.865" in html
+    keys = [t["key"] for t in json.loads((tmp_path / "rep" / "report.json").read_text())["tables"]]
+    assert keys[-2:] == ["ab_table_10", "ab_table_11"]
 
 
 def test_cli_errors_speak_to_the_user(tmp_path, capsys):
@@ -215,6 +286,10 @@ def test_illusionbench_rule_and_llm_rows_and_ambibench_table_2_avg(tmp_path):
     got = dict(zip(t2.columns, (c.value for c in t2.rows[0].cells)))
     assert got["Multi-scene Open"] == 50.0 and got["Multi-scene loc(single)"] == 25.0 and got["Mixed Region"] == 0.0
     assert got["AVG"] == pytest.approx(25.0) and got["Mixed Open"] is None  # 0 counts, a missing cell does not
+    # the paper's Table 2 AVG, kept as printed, carries its mark into the report
+    qwen = next(r for r in t2.rows if r.kind == "paper" and r.label == "Qwen2.5-VL-7B-Instruct")
+    avg = qwen.cells[t2.columns.index("AVG")]
+    assert avg.value == 19.89 and "17.34" in avg.mark and "! paper: Qwen2.5-VL-7B-Instruct / AVG" in to_markdown([t2])
 
 
 def test_rank_ties_share_the_best_rank(tmp_path):

@@ -4,14 +4,16 @@ judge, and the fixes for the IllusionVQA authors' released answer files."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
-from conftest import is_gold
+from conftest import is_gold, response, via_right
 
 from ambi_plugin.cli import main
 from ambi_plugin.judge import make_judge
-from ambi_plugin.judge.loopback import LoopbackChatServer
+from ambi_plugin.judge.loopback import LoopbackChatServer, oracle_responder
+from ambi_plugin.replayfile import expand_tasks, task_records
 from ambi_plugin.scorefile import ScoreError, column_setting, score_answers
 
 SOFT = "ambi_illusionvqa_soft_localization"
@@ -85,6 +87,25 @@ def test_offline_without_records_says_to_pass_records(tmp_path, shared_data, mon
         score_answers(COMP, path)
 
 
+SET = re.compile(r"^Set 1: (.*)\nSet 2: (.*)$", re.MULTILINE)
+
+
+def disagreeing_responder(false_views: list[list[str]], true_views: list[list[str]]):
+    """The loopback oracle judge, except on purpose: "False" for a view whose gold labels are in ``false_views``,
+    "True" for one in ``true_views``, whatever the answer."""
+
+    def respond(prompt: str, n: int, payload: dict):
+        if m := SET.search(prompt):
+            gold = sorted(t.strip().replace("/", "|") for t in m.group(1).split(",") if t.strip())
+            if gold in false_views:
+                return "False"
+            if gold in true_views:
+                return "True"
+        return oracle_responder(prompt, n, payload)
+
+    return respond
+
+
 @pytest.mark.e2e
 def test_logged_samples_of_any_task_and_rejudging(replayed, tmp_path):
     task = "ambibench_hybrid_open"
@@ -95,16 +116,95 @@ def test_logged_samples_of_any_task_and_rejudging(replayed, tmp_path):
     report = score_answers(task, replayed.out, records=records)  # the output folder: its logged samples
     (col,) = report.values
     assert report.values[col]["acc"] == pytest.approx(want)
-    assert "acc_near" in report.values[col] and report.text.startswith(f"{task}: every metric")
-    # re-judge the same answers with another judge (an OpenAI-compatible server on loopback): no model rerun
-    with LoopbackChatServer() as server:
+    assert "acc_near" in report.values[col] and f"{task}: every metric" in report.text
+
+    # re-judge with another judge (an OpenAI-compatible server on loopback) that disagrees on purpose: the views
+    # of records 1 and 2 (answered right) are judged wrong, those of record 0 (first view only right) all right
+    labels = [[sorted(v["labels"]) for v in r["views"]] for r in recs]
+    false_views, true_views = labels[1] + labels[2], labels[0]
+
+    def verdict(i: int, k: int) -> bool:  # by hand: the offline judge's verdict unless the loopback one disagrees
+        if labels[i][k] in false_views:
+            return False
+        if labels[i][k] in true_views:
+            return True
+        return is_gold(i) or k == 0  # gold answers name every view; the others only the first
+
+    with LoopbackChatServer(disagreeing_responder(false_views, true_views)) as server:
         judge = make_judge(backend="openai", model="judge-x", base_url=server.url, api_key="k", cache=False)
         again = score_answers(task, replayed.out, records=records, judge=judge)
-        assert server.requests > 0
+        assert server.requests == sum(len(r["views"]) for r in recs)  # one set-match judgement per view
     assert again.judge["backend"] == "openai" and again.judge["model"] == "judge-x"
-    assert again.values[col]["acc"] == pytest.approx(want)
+    rejudged = sum(all(verdict(i, k) for k in range(len(r["views"]))) for i, r in enumerate(recs)) / len(recs)
+    assert again.values[col]["acc"] == pytest.approx(rejudged) and rejudged != pytest.approx(want)
+    for name in ("near", "far"):
+        flags = [verdict(i, k) for i, r in enumerate(recs) for k, v in enumerate(r["views"]) if v["name"] == name]
+        assert again.values[col][f"acc_{name}"] == pytest.approx(sum(flags) / len(flags)), name
+    assert again.values[col]["acc_near"] < report.values[col]["acc_near"]
     rc = main(["score", "--task", task, "--answers", str(replayed.out), "--records", str(records), "--judge", "nope"])
     assert rc == 2
+
+
+@pytest.mark.e2e
+def test_viabench_logged_samples_score_and_rejudge(replayed, capsys):
+    task = "ambi_viabench_va"
+    recs = replayed.records[task]
+    n = len(recs)
+    report = score_answers(task, replayed.out)  # VIA-Bench's own scoring: Match and Judge
+    (col,) = report.values
+    got = report.values[col]
+    for proto in ("match", "judge"):
+        assert got[f"acc_{proto}"] == pytest.approx(sum(via_right(i, proto) for i in range(n)) / n), proto
+    assert got["not_sure_rate"] == pytest.approx(sum(i % 3 == 2 for i in range(n)) / n)
+    assert got["unparsed_rate"] == pytest.approx(sum(i % 3 == 1 for i in range(n)) / n)
+    assert main(["score", "--task", task, "--answers", str(replayed.out)]) == 0
+    out = capsys.readouterr().out
+    assert "VIA-Bench Match and Judge" in out and "acc_judge" in out
+    # re-judge: the loopback judge picks option A whatever the answer (Match does not change)
+    with LoopbackChatServer() as server:
+        judge = make_judge(backend="openai", model="judge-x", base_url=server.url, api_key="k", cache=False)
+        again = score_answers(task, replayed.out, judge=judge).values[col]
+        assert server.requests == n
+    assert again["acc_judge"] == pytest.approx(sum(r["answer_index"] == 0 for r in recs) / n)
+    assert again["acc_judge"] != pytest.approx(got["acc_judge"]) and again["acc_match"] == got["acc_match"]
+
+
+@pytest.mark.e2e
+def test_rescoring_a_limit_runs_samples_reproduces_its_numbers(replayed):
+    from ambi_plugin.reports import load_runs
+
+    run = load_runs([replayed.out])[0]
+    subsets = 0
+    for task, seen in replayed.records.items():
+        report = score_answers(task, replayed.out, progress=False)
+        (col,) = report.values
+        shared = [m for m in run.metrics[task] if m in report.values[col]]
+        assert len(shared) >= 2, task
+        for m in shared:
+            assert report.values[col][m] == pytest.approx(run.metrics[task][m], nan_ok=True), (task, m)
+        n_all = len(task_records(expand_tasks(task)[0]))
+        assert report.note.startswith(f"scored the {len(seen)} record(s) the run logged"), task
+        if n_all > len(seen):  # --limit 6 of the synthetic tasks' 8 records: said in the output
+            assert f"of {n_all} in the task" in report.text.splitlines()[0], task
+            subsets += 1
+    assert subsets >= 10
+
+
+@pytest.mark.e2e
+def test_answers_without_some_records_are_a_clear_error(replayed, tmp_path):
+    task = "ambi_synth_geometric_tf"
+    recs = task_records(expand_tasks(task)[0])
+    seen = replayed.records[task]
+    assert len(seen) < len(recs)
+    path = tmp_path / "answers.jsonl"  # {id, response} for the records the run saw, not the others
+    path.write_text("".join(json.dumps({"id": r["id"], "response": response(task, r, i)}) + "\n"
+                            for i, r in enumerate(seen)))  # fmt: skip
+    with pytest.raises(ScoreError, match="has no answer for record id") as err:
+        score_answers(task, path)
+    assert str(recs[-1]["id"]) in str(err.value) and "--allow-missing" in str(err.value)
+    # --allow-missing: a missing answer is scored wrong, over every record of the task
+    got = score_answers(task, path, allow_missing=True).values["answers"]
+    assert got["acc"] == pytest.approx(sum(is_gold(i) for i in range(len(seen))) / len(recs))
 
 
 @pytest.mark.e2e
@@ -122,3 +222,27 @@ def test_aggregate_all_equals_aggregate(replayed):
         for name, value in got.items():
             want = aggregate(name, items)
             assert value == pytest.approx(want, nan_ok=True), (task, name)
+
+
+@pytest.mark.e2e
+def test_logged_ids_missing_from_the_records_given_are_an_error(replayed, tmp_path):
+    task = "ambibench_hybrid_open"
+    records = tmp_path / "two.jsonl"  # not the run's records: only two of them
+    records.write_text("".join(json.dumps(r) + "\n" for r in replayed.records[task][:2]))
+    with pytest.raises(ScoreError, match="are not records of task") as err:
+        score_answers(task, replayed.out, records=records)
+    assert str(replayed.records[task][2]["id"]) in str(err.value)
+
+
+def test_a_task_is_read_from_its_own_yaml_as_from_the_index():
+    from ambi_plugin.scorefile import task_info
+    from ambi_plugin.taskindex import index
+
+    idx = index()
+    for name in ("ambi_synth_geometric_mc", "ambi_viabench_va", "ambibench_hybrid_open"):
+        (info,) = task_info(name)
+        assert info.config == idx[name].config and info.path == idx[name].path
+    with pytest.raises(KeyError, match="did you mean ambi_synth_geometric_mc"):
+        task_info("ambi_synth_geometric_mx")
+    with pytest.raises(ScoreError, match="not a group"):
+        score_answers("ambi_synth_all", Path(__file__))
