@@ -74,10 +74,15 @@ def _cmd_replay_file(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate_tasks(args: argparse.Namespace) -> int:
-    from ambi_plugin.lmms.validate import validate_tasks
+    from ambi_plugin.taskindex import check_keys
 
     skipped: list[str] = []
-    problems = validate_tasks(load=not args.no_load, skipped=skipped)
+    if args.paths:  # a user's include path: every YAML read, every top-level key checked against lmms-eval's fields
+        problems = [p for path in args.paths for p in check_keys(Path(path))]
+    else:
+        from ambi_plugin.lmms.validate import validate_tasks
+
+        problems = check_keys() + validate_tasks(load=not args.no_load, skipped=skipped)
     for p in problems:
         print(f"- {p}", file=sys.stderr)
     for s in skipped:
@@ -266,7 +271,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
     ),
     "replay-file": ("write gold / wrong / garbage responses for tasks, for the ambi_replay model", _cmd_replay_file),
     "validate-tasks": (
-        "check every task YAML: lmms-eval's own loader, name clashes, metric lists",
+        "check every task YAML: keys lmms-eval accepts, lmms-eval's own loader, name clashes, metric lists",
         _cmd_validate_tasks,
     ),
     "results": ("print the table of an lmms-eval results JSON (a file or an output folder)", _cmd_results_table),
@@ -348,9 +353,15 @@ def _cmd_vlmeval(args: argparse.Namespace) -> int:
 def _cmd_export_tsv(args: argparse.Namespace) -> int:
     from ambi_plugin.vlmeval.tsv import export_tsv
 
-    for path, n, skipped in export_tsv(args.bench, args.out):
-        print(f"wrote {n} rows to {path}" + (f"; skipped {len(skipped)}: {'; '.join(skipped[:5])}" if skipped else ""))
-    return 0
+    refused = 0
+    for done in export_tsv(args.bench, args.out):
+        skipped = f"; skipped {len(done.skipped)}: {'; '.join(done.skipped[:5])}" if done.skipped else ""
+        if done.refused:
+            refused += 1
+            print(f"ambi export-tsv: refused {done.refused}{skipped}", file=sys.stderr)
+        else:
+            print(f"wrote {done.rows} rows to {done.path}{skipped}")
+    return 1 if refused else 0
 
 
 def _vlmeval_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
@@ -392,6 +403,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p["replay-file"].add_argument(
         "--data-dir", default=None, help="read records from this folder instead of the synth suite"
+    )
+    p["validate-tasks"].add_argument(
+        "paths",
+        nargs="*",
+        help="task YAML folders or files to check instead of ours (e.g. your --include_path): each YAML is read and "
+        "its top-level keys checked against lmms-eval's, naming file, task and key",
     )
     p["validate-tasks"].add_argument("--no-load", action="store_true", help="skip building each task through lmms-eval")
     p["demo"].add_argument("--output", default=None, help="lmms-eval output folder (default: a folder in the cache)")

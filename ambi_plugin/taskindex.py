@@ -1,7 +1,9 @@
 """Read our task YAMLs without lmms-eval: names, groups, benchmark, category, task type.
 
 Used by ``ambi tasks`` and by the checks that no name of ours collides with an lmms-eval
-built-in. ``!function`` tags are kept as their dotted names; ``include:`` is followed.
+built-in. ``!function`` tags are kept as their dotted names; ``include:`` is followed, and each top-level
+key remembers the file that sets it, so :func:`check_keys` (which alone imports lmms-eval, for its config
+fields) names the file, task and key lmms-eval would reject.
 """
 
 from __future__ import annotations
@@ -29,8 +31,13 @@ def _function_tag(loader: yaml.SafeLoader, node: yaml.Node) -> str:
 _Loader.add_constructor("!function", _function_tag)
 
 
-def load_yaml(path: Path, _depth: int = 0) -> dict:
+def load_yaml(path: Path) -> dict:
     """Load a task YAML with its ``include:`` chain merged (the including file wins)."""
+    return load_yaml_with_origins(path)[0]
+
+
+def load_yaml_with_origins(path: Path, _depth: int = 0) -> tuple[dict, dict[str, Path]]:
+    """:func:`load_yaml`, and for each top-level key the file that sets it (``path`` or an included file)."""
     if _depth > 8:
         raise TaskYamlError(f"{path}: include chain deeper than 8 (a cycle?)")
     try:
@@ -41,13 +48,15 @@ def load_yaml(path: Path, _depth: int = 0) -> dict:
     if not isinstance(data, dict):
         raise TaskYamlError(f"{path}: a task YAML must be a mapping, got {type(data).__name__}")
     inc = data.pop("include", None)
-    if inc is None:
-        return data
     merged: dict = {}
-    for name in [inc] if isinstance(inc, str) else list(inc):
-        merged.update(load_yaml(path.parent / name, _depth + 1))
+    origins: dict[str, Path] = {}
+    for name in [] if inc is None else [inc] if isinstance(inc, str) else list(inc):
+        sub, sub_origins = load_yaml_with_origins(path.parent / name, _depth + 1)
+        merged.update(sub)
+        origins.update(sub_origins)
     merged.update(data)
-    return merged
+    origins.update(dict.fromkeys(data, path))
+    return merged, origins
 
 
 @dataclass
@@ -60,20 +69,26 @@ class TaskInfo:
     task_type: str = ""
     members: list[str] = field(default_factory=list)
     config: dict = field(default_factory=dict)
+    origins: dict[str, Path] = field(default_factory=dict)  # top-level key -> the file that sets it
 
 
 def index(root: Path | None = None) -> dict[str, TaskInfo]:
-    """Every task and group under ``root`` (default: our shipped ``task_yamls``)."""
+    """Every task and group under ``root`` (a folder, default our shipped ``task_yamls``, or one YAML file)."""
     root = root or tasks_dir()
     out: dict[str, TaskInfo] = {}
-    for path in sorted(root.rglob("*.yaml")):
-        cfg = load_yaml(path)
+    for path in sorted(root.rglob("*.yaml")) if root.is_dir() else [root]:
+        cfg, origins = load_yaml_with_origins(path)
         meta = cfg.get("metadata") or {}
         if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
             name = cfg["group"]
             members = [t if isinstance(t, str) else t.get("task", "") for t in cfg["task"]]
             info = TaskInfo(
-                name, "group", path, benchmark=str(meta.get("benchmark", path.parent.name)), members=members
+                name,
+                "group",
+                path,
+                benchmark=str(meta.get("benchmark", path.parent.name)),
+                members=members,
+                origins=origins,
             )
         elif "task" in cfg:
             name = cfg["task"]
@@ -85,6 +100,7 @@ def index(root: Path | None = None) -> dict[str, TaskInfo]:
                 category=str(meta.get("category", "")),
                 task_type=str(meta.get("task_type", "")),
                 config=cfg,
+                origins=origins,
             )
         else:
             continue
@@ -113,3 +129,53 @@ def benchmark_of(idx: dict[str, TaskInfo], name: str, _seen: frozenset[str] = fr
         return info.benchmark
     found = {benchmark_of(idx, m, _seen | {name}) for m in info.members if m in idx}
     return found.pop() if len(found) == 1 else info.benchmark
+
+
+# ---------------------------------------------------------------------------------------------- unknown keys
+
+
+def lmms_eval_keys() -> tuple[frozenset[str], frozenset[str]]:
+    """The top-level keys lmms-eval accepts in a task YAML and in a group YAML: its ``TaskConfig`` and
+    ``GroupConfig`` fields, plus ``include`` (imports lmms-eval)."""
+    import dataclasses
+
+    from lmms_eval.api.group import GroupConfig
+    from lmms_eval.api.task import TaskConfig
+
+    def names(cls: type) -> frozenset[str]:
+        return frozenset(f.name for f in dataclasses.fields(cls)) | {"include"}
+
+    return names(TaskConfig), names(GroupConfig)
+
+
+def unknown_keys(idx: dict[str, TaskInfo], task_keys: frozenset[str], group_keys: frozenset[str]) -> list[str]:
+    """One message per top-level key lmms-eval would reject (its config class raises ``TypeError`` naming the key
+    only), naming the file that sets it, the task or group, the key and the closest known key."""
+    import difflib
+
+    problems = []
+    for name, info in sorted(idx.items()):
+        if info.kind == "task" and "class" in info.config:  # a Python task class takes whatever it takes
+            continue
+        allowed = task_keys if info.kind == "task" else group_keys
+        for key, origin in sorted(info.origins.items()):
+            if key in allowed:
+                continue
+            close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            where = "" if origin == info.path else f", included by {info.path}"
+            problems.append(
+                f"{origin}: {info.kind} {name!r}{where}: unknown key {key!r}{hint}; lmms-eval accepts only its "
+                f"{'TaskConfig' if info.kind == 'task' else 'GroupConfig'} fields, so this {info.kind} would not "
+                f"load: rename or remove the key"
+            )
+    return problems
+
+
+def check_keys(root: Path | None = None) -> list[str]:
+    """:func:`unknown_keys` of every task and group under ``root`` (default: ours); an unreadable YAML is one problem."""
+    try:
+        idx = index(root)
+    except TaskYamlError as exc:
+        return [str(exc)]
+    return unknown_keys(idx, *lmms_eval_keys())

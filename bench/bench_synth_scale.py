@@ -1,14 +1,17 @@
-"""Benchmark: the synthetic suite at scale, one family at a time (items per second, peak memory).
+"""Benchmark: the synthetic generator at scale, one family at a time (items per second, peak memory).
 
     python bench/bench_synth_scale.py                          # 1k, 10k, 100k items of every family
     python bench/bench_synth_scale.py --sizes 100,1000 --families contrast,navon --seed 3
 
-Each (family, size) runs in a fresh process through the suite's own streaming writer (records checked and
-written as they come, images written to a scratch folder and deleted every 1,000 items so the disk does not
-fill), and reports items/s and the process's peak resident memory. Peak memory that stays flat from one size
-to the next is the check that a build streams; a run that finishes is the check that no draw fails.
-Prints a Markdown table. 100,000 items of every family take hours on 2 cores (geometric, drawn by
-pyllusion, is the slowest); pass smaller --sizes for a quick look.
+Each (family, size) runs in a fresh process through the suite's own checked, streaming writer (records
+validated and written as they come; images written to a scratch folder that is emptied every 1,000 items so
+the disk does not fill). Per run: items/s (items = images of the family; each feeds one record per task of
+the family), the process's peak resident memory (``ru_maxrss``, imports included) once the first 1,000 items
+are built and at the end, and the JSONL written. A peak that is the same after 1,000 items as after 100,000
+shows that memory is bounded and independent of n (the glyph and font caches are bounded and full after a
+few hundred items); a run that finishes shows that no draw fails. Progress goes to stderr every 10% of a
+run. Prints a Markdown table for docs/performance.md. 100,000 items of every family take many hours on 2
+cores (geometric, drawn by pyllusion, about 4-5 hours alone); pass smaller --sizes for a quick look.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
 import shutil
 import subprocess
@@ -25,7 +29,13 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 SCRATCH_EVERY = 1000
+EARLY = 1000  # the peak memory is also read after this many items
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def run_family(family_name: str, n: int, seed: int) -> dict:
@@ -34,6 +44,7 @@ def run_family(family_name: str, n: int, seed: int) -> dict:
     from ambi_plugin.data.synth.suite import FAMILIES, _write_family
 
     family = next(f for f in FAMILIES if f.name == family_name)
+    early = {"peak_mb": None}
     with tempfile.TemporaryDirectory(prefix="ambi-synth-bench-") as tmp:
         out = Path(tmp)
         images = out / "images"
@@ -43,9 +54,13 @@ def run_family(family_name: str, n: int, seed: int) -> dict:
         def tick() -> None:  # the records are checked before the next item ticks, so the images can go
             nonlocal done
             done += 1
+            if done == min(EARLY, n):
+                early["peak_mb"] = _peak_mb()
             if done % SCRATCH_EVERY == 0:
                 shutil.rmtree(images)
                 images.mkdir()
+            if n >= 10 and done % (n // 10) == 0:
+                print(f"    {family_name}: {done:,}/{n:,} items", file=sys.stderr, flush=True)
 
         ctx = BuildContext(out, seed, n, tick=tick)
         counts = dict.fromkeys(family.tasks, 0)
@@ -55,8 +70,8 @@ def run_family(family_name: str, n: int, seed: int) -> dict:
             _write_family(ctx, family, files, counts)
         seconds = time.perf_counter() - start
         jsonl_mb = sum((out / f"{t}.jsonl").stat().st_size for t in family.tasks) / 1e6
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"family": family_name, "n": n, "seconds": seconds, "peak_mb": peak_mb, "jsonl_mb": jsonl_mb}
+    return {"family": family_name, "n": n, "records": sum(counts.values()), "seconds": seconds,
+            "early_peak_mb": early["peak_mb"], "peak_mb": _peak_mb(), "jsonl_mb": jsonl_mb}  # fmt: skip
 
 
 def main() -> None:
@@ -73,23 +88,30 @@ def main() -> None:
         print(json.dumps(run_family(family, int(n), int(seed))))
         return
     names = [f.name for f in FAMILIES] if args.families == "all" else args.families.split(",")
+    unknown = sorted(set(names) - {f.name for f in FAMILIES})
+    if unknown:
+        sys.exit(f"unknown families {unknown}; choose from {', '.join(f.name for f in FAMILIES)}")
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; seed {args.seed}")
-    print("| family | items | seconds | items/s | peak RSS (MB) | JSONL written (MB) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; seed {args.seed}"
+    )
+    print(f"| family | items | records | seconds | items/s | peak RSS after {EARLY:,} items | peak RSS at the end "
+          "| JSONL written |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    failed = False
     for name in names:
         for n in sizes:
             cmd = [sys.executable, __file__, "--child", name, str(n), str(args.seed)]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)  # stderr (progress) passes through
             if proc.returncode != 0:
-                print(f"| {name} | {n} | FAILED: {proc.stderr.strip().splitlines()[-1:]} | | | |", flush=True)
+                failed = True
+                print(f"| {name} | {n:,} | FAILED (exit {proc.returncode}, see stderr) | | | | | |", flush=True)
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
-            print(
-                f"| {name} | {n:,} | {r['seconds']:.1f} | {n / r['seconds']:,.0f} | {r['peak_mb']:.0f} | "
-                f"{r['jsonl_mb']:.1f} |",
-                flush=True,
-            )
+            print(f"| {name} | {n:,} | {r['records']:,} | {r['seconds']:.1f} | {n / r['seconds']:,.0f} "
+                  f"| {r['early_peak_mb']:.0f} MB | {r['peak_mb']:.0f} MB | {r['jsonl_mb']:.1f} MB |", flush=True)  # fmt: skip
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -365,6 +365,8 @@ def parse_choice(text: Any, n_options: int, *, style: str = "letter", options: S
     s = _clean(text)
     if not s:
         return _fail("empty")
+    if len(s) == 1 and style != "roman" and "a" <= s.lower() <= "z" and ord(s.lower()) - ord("a") < n:
+        return Parsed(ord(s.lower()) - ord("a"), True, "")  # the commonest reply, a bare letter on offer: no search
     for seg in _segments(s):
         got = _read_choice(seg.strip(), n, style, options)
         if got is not None:

@@ -101,13 +101,19 @@ def _label(i: int, style: str, case: str | None) -> str:
     return lab
 
 
-def prompt_fields(rec: dict, kwargs: dict | None = None, *, image_size: bool = True) -> dict[str, str]:
+_OPTION_FIELDS = frozenset({"options", "options_inline", "choices"})
+
+
+def prompt_fields(
+    rec: dict, kwargs: dict | None = None, *, image_size: bool = True, needed: frozenset[str] | None = None
+) -> dict[str, str]:
     """The fields a prompt template can use; ``image_size=False`` skips ``{width}``/``{height}`` (opening
-    the image), for templates that do not use them: the per-item hot path."""
+    the image), and ``needed`` (a template's fields) skips the option lists it does not use: the per-item
+    hot path."""
     kwargs = kwargs or {}
     fields: dict[str, str] = {"question": rec.get("question") or ""}
     opts = rec.get("options")
-    if opts:
+    if opts and (needed is None or needed & _OPTION_FIELDS):
         style = rec.get("option_style") or "letter"
         case = kwargs.get("option_case")
         labels = [_label(i, style, case) for i in range(len(opts))]
@@ -148,12 +154,13 @@ def build_prompt(rec: dict, kwargs: dict | None = None) -> str:
         )
     template = kwargs[f"prompt_{variant}"] if variant else kwargs.get("prompt", "{question}")
     needed = _template_fields(template)
-    fields = prompt_fields(rec, kwargs, image_size=bool(needed & {"width", "height"}))
+    fields = prompt_fields(rec, kwargs, image_size=bool(needed & {"width", "height"}), needed=needed)
     missing = sorted(needed - fields.keys())
     if missing:
+        available = prompt_fields(rec, kwargs, image_size=False)
         raise PromptError(
             f"record id={rec.get('id')!r}: the prompt template needs {', '.join(missing)}, "
-            f"which the record does not provide (available: {', '.join(sorted(fields))})"
+            f"which the record does not provide (available: {', '.join(sorted(available))})"
         )
     text = template.format(**fields)
     return f"{kwargs.get('pre_prompt', '')}{text}{kwargs.get('post_prompt', '')}"

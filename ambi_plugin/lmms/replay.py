@@ -54,45 +54,47 @@ class AmbiReplay(lmms):
         # check_visuals=true loads every request's images, as a real model would: a dry run of the inputs
         self.check_visuals = str(check_visuals).strip().lower() in ("1", "true", "yes")
 
-    def _ids(self, task: str, split: str) -> list | None:
-        """The split's ``id`` column, read once per task (a row lookup per request was the hot spot)."""
+    def _ids(self, task: str, split: str) -> list[str | None] | None:
+        """The split's record ids as strings, in doc order, read once per task (a row lookup per request was the
+        hot spot); None when the split has no ``id`` column."""
         cache = self.__dict__.setdefault("_id_columns", {})
         if (task, split) not in cache:
             task_dict = getattr(self, "task_dict", None) or {}
             try:
                 docs = task_dict[task][split]
-                cache[(task, split)] = list(docs["id"]) if "id" in getattr(docs, "column_names", ()) else None
+                column = docs["id"] if "id" in getattr(docs, "column_names", ()) else None
             except (KeyError, TypeError):
-                cache[(task, split)] = None
+                column = None
+            cache[(task, split)] = None if column is None else [None if v is None else str(v) for v in column]
         return cache[(task, split)]
 
-    def _key(self, doc_id: int, task: str, split: str) -> list[tuple[str, str]]:
-        keys = []
+    def _record_id(self, doc_id: int, task: str, split: str) -> str | None:
+        """The record id of a request's document (None when it has none)."""
         ids = self._ids(task, split)
-        if ids is not None and 0 <= doc_id < len(ids) and ids[doc_id] is not None:
-            keys.append((task, str(ids[doc_id])))
-        else:
-            task_dict = getattr(self, "task_dict", None) or {}
-            try:
-                doc = task_dict[task][split][doc_id]
-                if isinstance(doc, dict) and doc.get("id") is not None:
-                    keys.append((task, str(doc["id"])))
-            except (KeyError, IndexError, TypeError):
-                pass
-        keys.append((task, f"doc:{int(doc_id)}"))
-        return keys
+        if ids is not None and 0 <= doc_id < len(ids):
+            return ids[doc_id]
+        task_dict = getattr(self, "task_dict", None) or {}
+        try:
+            doc = task_dict[task][split][doc_id]
+        except (KeyError, IndexError, TypeError):
+            return None
+        return str(doc["id"]) if isinstance(doc, dict) and doc.get("id") is not None else None
 
     def generate_until(self, requests) -> list[str]:
         answers: list[str | None] = []
         missing: list[str] = []
+        table = self.table
         for req in requests:
             _ctx, _gen, doc_to_visual, doc_id, task, split = req.args
             if self.check_visuals:
                 doc_to_visual(self.task_dict[task][split][doc_id])
-            keys = self._key(doc_id, task, split)
-            hit = next((self.table[k] for k in keys if k in self.table), None)
+            rid = self._record_id(doc_id, task, split)
+            hit = table.get((task, rid)) if rid is not None else None
             if hit is None:
-                missing.append(f"task {task!r} record id {keys[0][1]!r} (doc_id {doc_id})")
+                hit = table.get((task, f"doc:{int(doc_id)}"))
+            if hit is None:
+                shown = rid if rid is not None else f"doc:{int(doc_id)}"
+                missing.append(f"task {task!r} record id {shown!r} (doc_id {doc_id})")
             answers.append(hit)
         if missing:
             shown = "; ".join(missing[:5]) + (f"; ... {len(missing) - 5} more" if len(missing) > 5 else "")
@@ -107,6 +109,10 @@ class AmbiReplay(lmms):
         ids = {}
         for task, split in task_splits:
             if task in with_lines:
+                column = self._ids(task, split)
+                if column is not None:
+                    ids[task] = column
+                    continue
                 try:
                     ids[task] = _doc_ids(task_dict[task][split])
                 except (KeyError, TypeError):

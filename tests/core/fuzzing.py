@@ -1,20 +1,24 @@
-"""Helpers of the property-based (hypothesis) fuzz tests: counted runs and answer-like text.
+"""Helpers of the property-based (hypothesis) fuzz tests: distinct inputs counted, and answer-like text.
 
-Each fuzz test runs a hypothesis property until the function under test has seen at least
-``MIN_INPUTS`` generated inputs (one example draws a batch of inputs, which keeps hypothesis'
-per-example cost low), and asserts the count, so "at least 10,000 inputs" is checked, not assumed.
+Hypothesis draws each example; one example draws a batch of inputs (a pool and a seed that builds 40 cases
+from it), which keeps hypothesis' per-example cost low. A test records every input *after* the call on it
+returned and its checks passed (:func:`seen`), as the ``repr`` of the arguments, so an input counts once
+however often it is drawn, and a call that raised or was skipped never counts. :func:`run_until` runs the
+property until every function named has seen ``MIN_INPUTS`` distinct inputs and returns the counts, which
+the tests assert: "at least 10,000 distinct inputs per function" is checked, not assumed.
 """
 
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 MIN_INPUTS = 10_000
-COUNTS: collections.Counter[str] = collections.Counter()
+SEEN: collections.defaultdict[str, set[int]] = collections.defaultdict(set)
 
 # a fixed budget: no example database in the work tree, no deadline on a shared 2-core machine
 FUZZ = settings(
@@ -25,14 +29,32 @@ FUZZ = settings(
 )
 
 
-def run_counted(name: str, prop: Callable[[], None], minimum: int = MIN_INPUTS) -> int:
-    """Run the hypothesis property ``prop`` until ``COUNTS[name]`` reaches ``minimum``; return the count."""
-    start = COUNTS[name]
-    for _ in range(200):
+def seen(names: str | Sequence[str], *inputs: object) -> None:
+    """Count ``inputs`` as one input that the function ``names`` (or each of several) handled; call it after
+    the call and its checks."""
+    key = hash(repr(inputs))
+    for name in [names] if isinstance(names, str) else names:
+        SEEN[name].add(key)
+
+
+def rng_for(*drawn: object) -> random.Random:
+    """A generator seeded with everything an example drew (hypothesis repeats single draws across examples)."""
+    return random.Random(repr(drawn))
+
+
+def run_until(names: Sequence[str], prop: Callable[[], None], minimum: int = MIN_INPUTS) -> dict[str, int]:
+    """Run the hypothesis property ``prop`` until every function in ``names`` has seen ``minimum`` distinct
+    inputs (counted from zero); return the distinct count of each."""
+    for name in names:
+        SEEN[name].clear()
+    counts: dict[str, int] = {}
+    for rounds in range(1, 11):
         prop()
-        if COUNTS[name] - start >= minimum:
-            return COUNTS[name] - start
-    raise AssertionError(f"{name}: only {COUNTS[name] - start} inputs generated, expected {minimum}")
+        counts = {name: len(SEEN[name]) for name in names}
+        if min(counts.values()) >= minimum:
+            print(f"{rounds} round(s) of hypothesis examples; distinct inputs: {counts}")  # shown with pytest -s
+            return counts
+    raise AssertionError(f"fewer than {minimum} distinct inputs after 10 rounds: {counts}")
 
 
 # Pieces models really write around answers, so the fuzzer reaches the parsers' branches, not only
@@ -40,8 +62,9 @@ def run_counted(name: str, prop: Callable[[], None], minimum: int = MIN_INPUTS) 
 FRAGMENTS = [
     "Answer:", "answer is", "The correct option is", "**Answer**:", "'Answer':", "<think>", "</think>",
     "A", "B", "c", "(d)", "E.", "F", "I", "ii", "III.", "iv)", "V", "x", "None", "none of them", "a cat", "I think",
-    "True", "false", "not true", "Yes", "no", "nope", "incorrect", "correct", "never", "n't",
-    "Object: 'dog'", "layer1", ";", ",", "and", "or", "\n", "1.", "2)", "-", "*", "\u2022",
+    "True", "false", "not true", "Yes", "no", "nope", "incorrect", "correct", "never", "n't", "0", "1", "2", "3",
+    "Object: 'dog'", "layer1", ";", ",", "and", "or", "\n", "1.", "2)", "-", "*", "\u2022", "[B]", "Not Sure",
+    "red", "Greenish-yellow", "light blue", "grey", "not red", "pinkish", "yellow-green", "Final answer is",
     "[", "]", "(", ")", "[]", "(10, 20, 30, 40)", "[1.5, 2, 3e2, -4]", "1e400", "-0", "nan", "inf", "0x1F",
     "\u2018", "\u201c", "`", "\x00", "\x7f", "\u0301", "\ufb01", "\U0001f600", " ", "  ", "\t",
 ]  # fmt: skip

@@ -1,13 +1,12 @@
 """Property-based fuzzing of every metric (core/metrics.py) and every aggregation (core/scoring.py):
-at least 10,000 generated inputs each, no exception, results within range (NaN only where the
-metric is undefined: no items, no ground truth, FP + FN = 0)."""
+at least 10,000 distinct generated inputs each (counted after the call, asserted), no exception, results
+within range (NaN only where the metric is undefined: no items, no ground truth, FP + FN = 0)."""
 
 from __future__ import annotations
 
 import math
-import random
 
-from fuzzing import COUNTS, FUZZ, batch, run_counted
+from fuzzing import FUZZ, rng_for, run_until, seen
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,10 +28,11 @@ def in_unit(x: float, *, nan_ok: bool = True) -> bool:
 
 
 # Boxes are costly to draw one by one: an example draws a pool of boxes and a seed, and a random
-# generator with that seed builds the example's 40 inputs from the pool (and from fresh random boxes).
-# (st.randoms() would route every call through hypothesis' buffer: 40x slower.)
+# generator seeded with both builds the example's inputs (45-60) from the pool (and from fresh random boxes).
+# (st.randoms() would route every call through hypothesis' buffer: 40x slower; hypothesis repeats a seed
+# across examples far more often than a whole example, hence pool and seed together.)
 box_pool = st.lists(any_box, min_size=1, max_size=12)
-rngs = st.integers(0, 2**32 - 1).map(random.Random)
+seeds = st.integers(0, 2**32 - 1)
 
 
 def rand_box(rng, pool: list) -> tuple:
@@ -51,17 +51,20 @@ def test_fuzz_item_metrics():
     outcomes = {"human_like", "no_illusion", "na", "accurate", "inaccurate", "unparsed"}
 
     @FUZZ
-    @given(box_pool, rngs)
-    def prop(pool, rng):
-        for _ in range(40):
+    @given(box_pool, seeds)
+    def prop(pool, seed):
+        rng = rng_for(pool, seed)
+        for _ in range(60):
             a, b = rand_box(rng, pool), rand_box(rng, pool)
             v = M.iou(a, b)
             assert 0.0 <= v <= 1.0 and v == M.iou(b, a)
             if (a[2] - a[0]) * (a[3] - a[1]) > 0:  # (an area that underflows to 0 has no IoU)
                 assert M.iou(a, a) == 1.0
-            pred = None if rng.random() < 0.2 else [rng.randint(0, 6) for _ in range(rng.randint(0, 4))]
-            gold = [rng.randint(0, 6) for _ in range(rng.randint(0, 4))]
+            seen("iou", a, b)
+            pred = None if rng.random() < 0.1 else [rng.randint(0, 20) for _ in range(rng.randint(0, 6))]
+            gold = [rng.randint(0, 20) for _ in range(rng.randint(0, 6))]
             assert M.exact_set_match(pred, gold) == (pred is not None and set(pred) == set(gold))
+            seen("exact_set_match", pred, gold)
             preds, gts = rand_boxes(rng, pool), rand_boxes(rng, pool)
             hit = M.image_hit(preds, gts)
             assert isinstance(hit, bool)
@@ -69,50 +72,65 @@ def test_fuzz_item_metrics():
                 assert not hit  # one-to-one matching needs a prediction per ground-truth box
             if gts and all((g[2] - g[0]) * (g[3] - g[1]) > 0 for g in gts):
                 assert M.image_hit(list(reversed(gts)), gts)  # the ground truth itself, in any order
-            idx = None if rng.random() < 0.2 else rng.randint(-1, 5)
-            out = M.perception_outcome(idx, rng.randint(0, 5), rng.randint(0, 5), rng.random() < 0.5)
+            seen("image_hit", preds, gts)
+            idx = None if rng.random() < 0.1 else rng.randint(-1, 30)
+            pixel, human = (rng.randint(0, 30) if rng.random() < 0.3 else rng.sample(range(31), rng.randint(1, 4))
+                            for _ in range(2))  # fmt: skip
+            illusion = rng.random() < 0.5
+            out = M.perception_outcome(idx, pixel, human, illusion)
             assert out in outcomes and (out == "unparsed") == (idx is None)
-            COUNTS.update(("iou", "exact_set_match", "image_hit", "perception_outcome"))
+            if idx is not None:
+                in_pixel = idx in ({pixel} if isinstance(pixel, int) else set(pixel))
+                in_human = idx in ({human} if isinstance(human, int) else set(human))
+                want = ("human_like" if in_human else "no_illusion" if in_pixel else "na") if illusion else (
+                    "accurate" if in_pixel else "inaccurate")  # fmt: skip
+                assert out == want, (idx, pixel, human, illusion, out)
+            seen("perception_outcome", idx, pixel, human, illusion)
 
-    run_counted("iou", prop)
-    assert min(COUNTS[n] for n in ("iou", "exact_set_match", "image_hit", "perception_outcome")) >= 10_000
+    names = ("iou", "exact_set_match", "image_hit", "perception_outcome")
+    counts = run_until(names, prop)
+    assert min(counts.values()) >= 10_000, counts
 
 
 def test_fuzz_aggregate_metrics():
     """accuracy, rate, confusion, fp_ratio, mean_and_std."""
 
     @FUZZ
-    @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=8), rngs)
-    def prop(floats_pool, rng):
-        for _ in range(40):
-            values = [rng.choice([None, True, False, rng.random()]) for _ in range(rng.randint(0, 12))]
-            for fn in (M.accuracy, M.rate):
+    @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=8), seeds)
+    def prop(floats_pool, seed):
+        rng = rng_for(floats_pool, seed)
+        for _ in range(60):
+            values = [rng.choice([None, True, False, rng.random()]) for _ in range(rng.randint(0, 30))]
+            for name, fn in (("accuracy", M.accuracy), ("rate", M.rate)):
                 v = fn(values)
                 assert in_unit(v) and (math.isnan(v) == (not values))
-            golds = [rng.random() < 0.5 for _ in range(rng.randint(0, 12))]
+                seen(name, values)
+            golds = [rng.random() < 0.5 for _ in range(rng.randint(0, 30))]
             preds = [rng.choice([None, True, False]) for _ in golds]
             c = M.confusion(preds, golds)
             assert sum(c.values()) == len(golds) and min(c.values()) >= 0
+            seen("confusion", preds, golds)
             r = M.fp_ratio(preds, golds)
             assert in_unit(r) and math.isnan(r) == (c["fp"] + c["fn"] == 0)
+            seen("fp_ratio", preds, golds)
             floats = [rng.choice(floats_pool) for _ in range(rng.randint(0, 10))]
             mean, std = M.mean_and_std(floats)
             if floats:
                 assert min(floats) - 1e-6 <= mean <= max(floats) + 1e-6 and std >= 0
             else:
                 assert math.isnan(mean) and math.isnan(std)
-            COUNTS.update(("accuracy", "rate", "confusion", "fp_ratio", "mean_and_std"))
+            seen("mean_and_std", floats)
 
-    run_counted("accuracy", prop)
-    assert min(COUNTS[n] for n in ("accuracy", "rate", "confusion", "fp_ratio", "mean_and_std")) >= 10_000
+    counts = run_until(("accuracy", "rate", "confusion", "fp_ratio", "mean_and_std"), prop)
+    assert min(counts.values()) >= 10_000, counts
 
 
 def test_fuzz_average_precision():
     @FUZZ
-    @given(box_pool, rngs)
-    def prop(pool, rng):
-        for _ in range(40):
-            COUNTS["average_precision"] += 1
+    @given(box_pool, seeds)
+    def prop(pool, seed):
+        rng = rng_for(pool, seed)
+        for _ in range(45):
             n_images = rng.randint(0, 6)
             gts = [rand_boxes(rng, pool) for _ in range(n_images)]
             perfect = rng.random() < 0.2
@@ -124,8 +142,9 @@ def test_fuzz_average_precision():
             distinct = len({b for g in gts for b in g}) == n_gt
             if perfect and n_gt and distinct and all((b[2] - b[0]) * (b[3] - b[1]) > 0 for g in gts for b in g):
                 assert ap == 1.0  # every image answered with exactly its (distinct, non-empty) ground truth
+            seen("average_precision", preds, gts, scores)
 
-    assert run_counted("average_precision", prop) >= 10_000
+    assert run_until(("average_precision",), prop)["average_precision"] >= 10_000
 
 
 ITEM = st.fixed_dictionaries(
@@ -158,14 +177,16 @@ NAMES = [*AGGREGATIONS, "acc_near", "acc_easy", "fp_ratio_hard", "ap50_real_scen
 def test_fuzz_scoring_aggregations():
     """Every aggregation of core/scoring.py (and the per-view / per-value forms) over random item lists.
 
-    One example draws a pool of items and 40 (start, length) slices of it: each slice is one input
-    of every aggregation (items are costly to generate, slices are not)."""
+    One example draws a pool of items and a seed; the seed's generator builds 60 item lists (any length up to
+    10, items drawn from the pool with repetition): each list is one input of every aggregation (items are
+    costly to generate, lists of them are not)."""
 
     @FUZZ
-    @given(st.lists(ITEM, min_size=1, max_size=12), batch(st.tuples(st.integers(0, 11), st.integers(0, 8))))
-    def prop(pool, slices):
-        for start, length in slices:
-            items = pool[start : start + length]
+    @given(st.lists(ITEM, min_size=1, max_size=12), seeds)
+    def prop(pool, seed):
+        rng = rng_for(pool, seed)
+        for _ in range(60):
+            items = [rng.choice(pool) for _ in range(rng.randint(0, 10))]
             for name in NAMES:
                 v = aggregate(name, items)
                 lo, hi = RANGE.get(name.removesuffix("_easy"), (0.0, 1.0))
@@ -173,9 +194,7 @@ def test_fuzz_scoring_aggregations():
                 assert not (name == "judge_errors" and math.isnan(v))
                 if not items and name != "judge_errors":
                     assert math.isnan(v), (name, v)
-                COUNTS[f"aggregate:{name}"] += 1
+            seen([f"aggregate:{n}" for n in NAMES], items)  # every aggregation returned and passed its checks
 
-    for name in NAMES:
-        COUNTS[f"aggregate:{name}"] = 0
-    run_counted("aggregate:acc", prop)
-    assert min(COUNTS[f"aggregate:{n}"] for n in NAMES) >= 10_000
+    counts = run_until([f"aggregate:{n}" for n in NAMES], prop)
+    assert min(counts.values()) >= 10_000, counts

@@ -1,17 +1,19 @@
-"""Property-based fuzzing of every answer parser (core/parsing.py): at least 10,000 generated inputs
-each, no exception, no bug hidden by the parsers' last-resort guard, and results of the promised type
-and range."""
+"""Property-based fuzzing of every answer parser (core/parsing.py, and VIA-Bench's Match regex): at least
+10,000 distinct generated inputs each (counted after the call, asserted), no exception, no bug hidden by the
+parsers' last-resort guard, and results of the promised type and range."""
 
 from __future__ import annotations
 
 import math
 import random
 
-from fuzzing import COUNTS, FRAGMENTS, FUZZ, any_reply, run_counted
+from fuzzing import FRAGMENTS, FUZZ, any_reply, rng_for, run_until, seen
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ambi_plugin.benchmarks.viabench.match import match_label
 from ambi_plugin.core import parsing as P
+from ambi_plugin.core.colors import ColorTerm
 from ambi_plugin.core.schema import ANSWER_FORMATS
 
 
@@ -29,7 +31,7 @@ box_text = st.lists(st.tuples(coords, coords, coords, coords), max_size=4).map(
     lambda bs: "[" + ", ".join("(" + ", ".join(b) + ")" for b in bs) + "]"
 )
 # An example draws a pool of replies and a seed; a random generator with that seed builds the
-# example's 40 cases from the pool (replies alone or spliced with answer fragments) and fresh option
+# example's 60 cases from the pool (replies alone or, mostly, spliced with answer fragments) and fresh option
 # settings: every parser sees each case (generation, not parsing, is what costs time).
 reply_pool = st.lists(st.one_of(any_reply, box_text), min_size=1, max_size=8)
 seeds = st.integers(0, 2**32 - 1)
@@ -39,8 +41,10 @@ FORMATS = [*ANSWER_FORMATS, "nonsense", ""]
 
 def make_case(rng: random.Random, pool: list) -> tuple:
     text = rng.choice(pool)
-    if isinstance(text, str) and rng.random() < 0.5:
-        bits = [rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 4))] + [text]
+    if not isinstance(text, str) and rng.random() < 0.5:
+        text = str(text)  # a non-text reply (None, a number, bytes, a list) also as the text it prints
+    if isinstance(text, str) and rng.random() < 0.9:
+        bits = [rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 4))] + [text]
         rng.shuffle(bits)
         text = rng.choice([" ", "", "\n"]).join(bits)
     n = rng.choice([rng.randint(1, 8), rng.randint(-3, 40)])
@@ -51,7 +55,8 @@ def make_case(rng: random.Random, pool: list) -> tuple:
 
 
 PARSERS = ("parse_choice", "parse_letter_set", "parse_bool", "parse_list", "parse_layers", "parse_object",
-           "parse_free", "parse_boxes", "parse_answer", "extract_answer_marker")  # fmt: skip
+           "parse_free", "parse_boxes", "parse_color", "parse_answer", "extract_answer_marker",
+           "match_label")  # fmt: skip
 
 
 def check_choice(p: P.Parsed, n: int, opts: list | None) -> None:
@@ -75,18 +80,39 @@ def check_open(text, sep: str) -> None:
     check(p)
     if p.ok:
         assert p.value and all(isinstance(x, str) and x for x in p.value)
+    seen("parse_list", text, sep)
     p = P.parse_layers(text)
     check(p)
     if p.ok:
         assert any(p.value) and all(isinstance(x, str) and x for layer in p.value for x in layer)
+    seen("parse_layers", text)
     p = P.parse_object(text)
     check(p)
     if p.ok:
         assert isinstance(p.value, str) and p.value == p.value.lower()
+    seen("parse_object", text)
     p = P.parse_free(text)
     check(p)
     if p.ok:
         assert isinstance(p.value, str) and p.value == p.value.strip() and p.value
+    seen("parse_free", text)
+    p = P.parse_color(text)
+    check(p)
+    if p.ok:
+        assert isinstance(p.value, ColorTerm) and p.value.modifier != p.value.hue
+    seen("parse_color", text)
+
+
+def check_match(text, n: int, opts: list | None) -> None:
+    """VIA-Bench Match: an option in range, -1 for a label beyond the options, or nothing; never an error."""
+    options = n if opts is None else opts
+    m = match_label(text, options)
+    count = n if opts is None else len(opts)
+    assert not m.reason.startswith("error"), m
+    assert m.index is None or m.index == -1 or 0 <= m.index < count, (m, count)
+    if m.index is not None and m.index >= 0:
+        assert m.label == chr(ord("A") + m.index)
+    seen("match_label", text, options)
 
 
 def check_boxes(p: P.Parsed) -> None:
@@ -101,26 +127,29 @@ def test_fuzz_every_parser():
     @FUZZ
     @given(reply_pool, seeds)
     def prop(pool, seed):
-        rng = random.Random(seed)
-        for _ in range(40):
+        rng = rng_for(pool, seed)
+        for _ in range(60):
             text, n, style, opts, none_index, kind, sep, fmt = make_case(rng, pool)
             check_choice(P.parse_choice(text, n, style=style, options=opts), n, opts)
+            seen("parse_choice", text, n, style, opts)
             check_letter_set(P.parse_letter_set(text, n, none_index=none_index), n)
+            seen("parse_letter_set", text, n, none_index)
             p = P.parse_bool(text, kind=kind)
             check(p)
             assert not p.ok or isinstance(p.value, bool)
+            seen("parse_bool", text, kind)
             check_open(text, sep)
             check_boxes(P.parse_boxes(text))
+            seen("parse_boxes", text)
             p = P.parse_answer(text, fmt, n_options=max(n, 1))
             check(p)
             if fmt not in ANSWER_FORMATS:
                 assert not p.ok and p.reason.startswith("unknown_format")
+            seen("parse_answer", text, fmt, max(n, 1))
             marker = P.extract_answer_marker(text)
             assert marker is None or isinstance(marker, str)
-            COUNTS.update(PARSERS)
+            seen("extract_answer_marker", text)
+            check_match(text, n, opts)
 
-    for name in PARSERS:
-        COUNTS[name] = 0
-    run_counted("parse_choice", prop)
-    assert {name: COUNTS[name] for name in PARSERS} == dict.fromkeys(PARSERS, COUNTS["parse_choice"])
-    assert COUNTS["parse_choice"] >= 10_000
+    counts = run_until(PARSERS, prop)
+    assert min(counts.values()) >= 10_000, counts

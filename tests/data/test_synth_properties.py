@@ -1,8 +1,10 @@
-"""Property tests of the synthetic suite: any seed, any size, no failure, exact ground truth kept.
+"""Property tests of the synthetic suite: any seed, any size, any item, no failure, exact ground truth kept.
 
-Each case is small (a few items); the claim for 100,000 items per family is measured by
-``bench/bench_synth_scale.py``. Items depend only on (seed, family, index), so drawing single items at
-arbitrary seeds and indices covers what a large build draws.
+An item depends only on (seed, family, index) and on one block of its family's plan, and a build can make any
+single item directly (``BuildContext(items=range(i, i + 1))``), identical to the same item of a full build
+(tested below). So hypothesis draws single items at arbitrary seeds, sizes up to 10**6 and indices, for every
+family: that covers what a build of 100,000 items draws. Throughput and memory at 1k/10k/100k items are
+measured by ``bench/bench_synth_scale.py`` and ``bench/bench_suite_scale.py``.
 """
 
 from __future__ import annotations
@@ -10,20 +12,22 @@ from __future__ import annotations
 import inspect
 import json
 from collections import Counter
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from PIL import Image
 
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.data.synth import build_suite
 from ambi_plugin.data.synth import common as common_mod
 from ambi_plugin.data.synth.color import NEAR_DISTANCE, SAME, _far_color, make_contrast, make_stripe, rgb_distance
-from ambi_plugin.data.synth.common import BuildContext, balanced_bools, cycle_plan, item_rng, planned
+from ambi_plugin.data.synth.common import BuildContext, balanced_bools, cycle_plan, item_rng, planned, record_id
 from ambi_plugin.data.synth.scenes import _place, _shelf_place
-from ambi_plugin.data.synth.suite import FAMILIES, SYNTH_TASKS
+from ambi_plugin.data.synth.suite import FAMILIES, SYNTH_TASKS, Family, _write_family
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -108,10 +112,18 @@ def test_block_plans_keep_the_global_balance(seed, n, block):
     old_block = common_mod.PLAN_BLOCK
     common_mod.PLAN_BLOCK = block
     try:
-        cycled = list(planned(seed, "f", n, lambda rng, start, size: cycle_plan(rng, values, size, start=start)))
-        bools = list(planned(seed, "g", n, lambda rng, start, size: balanced_bools(rng, size, start=start)))
+        pairs = list(planned(seed, "f", n, lambda rng, start, size: cycle_plan(rng, values, size, start=start)))
+        bools = [v for _, v in planned(seed, "g", n, lambda rng, start, size: balanced_bools(rng, size, start=start))]
+        # any single item of the plan, made from its own block only, is the item of the whole plan
+        i = seed % n
+        alone = planned(
+            seed, "f", n, lambda rng, start, size: cycle_plan(rng, values, size, start=start), range(i, i + 1)
+        )
+        assert list(alone) == [pairs[i]]
     finally:
         common_mod.PLAN_BLOCK = old_block
+    assert [i for i, _ in pairs] == list(range(n))
+    cycled = [v for _, v in pairs]
     assert Counter(cycled) == Counter(values[i % 3] for i in range(n))
     assert sum(bools) == (n + 1) // 2
     # one block (n <= PLAN_BLOCK): exactly the plan drawn before plans were made in blocks
@@ -156,3 +168,68 @@ def test_a_family_streams_into_open_files(tmp_path: Path):
         ctx = BuildContext(tmp_path, 0, 3, tick=tick)
         _write_family(ctx, family, {family.tasks[0]: fh}, dict.fromkeys(family.tasks, 0))
     assert seen_on_disk == [1, 2, 3]  # when item i ticks, its record is already in the file
+
+
+# --------------------------------------------------------------------------------------------------
+# Any item of any seed, built directly
+# --------------------------------------------------------------------------------------------------
+
+
+def _build(out: Path, family: Family, seed: int, n: int, items: range) -> dict[str, list[str]]:
+    """Build ``items`` of ``family`` into ``out`` through the suite's own checked writer; the JSONL lines per task."""
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    ctx = BuildContext(out, seed, n, items=items)
+    with ExitStack() as stack:
+        files = {t: stack.enter_context((out / f"{t}.jsonl").open("w", encoding="utf-8")) for t in family.tasks}
+        _write_family(ctx, family, files, dict.fromkeys(family.tasks, 0))  # validates each record, checks images
+    return {t: (out / f"{t}.jsonl").read_text(encoding="utf-8").splitlines() for t in family.tasks}
+
+
+def _index_in(n: int) -> st.SearchStrategy[int]:
+    """Any index of n, with extra weight on the ends and on the edges of the plan's blocks."""
+    edges = [i for b in range(1, 4) for i in (b * common_mod.PLAN_BLOCK - 1, b * common_mod.PLAN_BLOCK)]
+    return st.one_of(st.integers(0, n - 1), st.sampled_from([0, n - 1, *[i for i in edges if i < n]]))
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+@settings(max_examples=12, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
+@given(seed=SEEDS, n=st.one_of(st.integers(1, 10**6), st.sampled_from([100_000, 4097])), data=st.data())
+def test_any_item_of_any_seed_and_size_builds_directly(tmp_path_factory, family: Family, seed: int, n: int, data):
+    i = data.draw(_index_in(n), label="index")
+    out = tmp_path_factory.mktemp(family.name)
+    lines = _build(out, family, seed, n, range(i, i + 1))
+    for task, task_lines in lines.items():
+        assert len(task_lines) == 1, task
+        rec = json.loads(task_lines[0])
+        assert rec["id"] == record_id(task, i) and rec["image"] == f"images/{family.name}_{i:04d}.png"
+        with Image.open(out / rec["image"]) as im:
+            im.load()  # a complete, decodable PNG
+            assert im.mode == "RGB" and min(im.size) >= 64
+
+
+def test_an_item_built_alone_is_the_item_of_the_full_build(tmp_path: Path, monkeypatch):
+    """Every family, items built one by one (and a middle range) equal a full build's, bytes and pixels, across
+    plan blocks (PLAN_BLOCK made 3 so that 7 items span three blocks, the last one partial)."""
+    monkeypatch.setattr(common_mod, "PLAN_BLOCK", 3)
+    n = 7
+    for family in FAMILIES:
+        full = _build(tmp_path / family.name / "full", family, 11, n, range(n))
+        alone = {t: [] for t in family.tasks}
+        for i in range(n):
+            for task, task_lines in _build(tmp_path / family.name / f"i{i}", family, 11, n, range(i, i + 1)).items():
+                alone[task] += task_lines
+            name = f"images/{family.name}_{i:04d}.png"
+            assert (tmp_path / family.name / f"i{i}" / name).read_bytes() == (
+                tmp_path / family.name / "full" / name
+            ).read_bytes()
+        assert alone == full, family.name
+        middle = _build(tmp_path / family.name / "mid", family, 11, n, range(2, 6))
+        assert middle == {t: v[2:6] for t, v in full.items()}, family.name
+
+
+def test_items_outside_the_suite_are_refused(tmp_path: Path):
+    with pytest.raises(ValueError, match="not all among the 5 items"):
+        BuildContext(tmp_path, 0, 5, items=range(3, 6))
+    with pytest.raises(ValueError, match="item 5 is not one of the 5 items"):
+        list(planned(0, "f", 5, lambda rng, start, size: list(range(size)), range(5, 6)))

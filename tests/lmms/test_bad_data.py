@@ -68,16 +68,58 @@ def test_truncated_image_names_record_field_and_file(data_dir):
     assert "id='t1'" in msg and "'image'" in msg and "truncated.png" in msg, msg
 
 
-def test_unknown_yaml_key_is_reported_with_the_file(tmp_path):
-    """A task YAML with an unknown top-level key: lmms-eval's own TaskConfig rejects it, naming the key
-    (not the file: see docs/reliability.md)."""
-    from ambi_plugin.taskindex import load_yaml
+UNKNOWN_KEY_TASK = """\
+include: _tmpl
+task: ambi_mytask
+dataset_path: ambi://local
+dataset_name: x
+prompt_colour: red
+"""
 
-    path = tmp_path / "mytask.yaml"
-    path.write_text("task: ambi_mytask\ndataset_path: ambi://local\ndataset_name: x\nprompt_colour: red\n")
+
+@pytest.fixture
+def yaml_with_unknown_keys(tmp_path) -> Path:
+    """An include path: a task YAML with an unknown key of its own and one from its included template."""
+    folder = tmp_path / "my_tasks"
+    folder.mkdir()
+    (folder / "_tmpl").write_text("output_type: generate_until\ngeneration_kwrags:\n  max_new_tokens: 8\n")
+    (folder / "mytask.yaml").write_text(UNKNOWN_KEY_TASK)
+    return folder
+
+
+def test_unknown_yaml_key_names_file_task_and_key(yaml_with_unknown_keys, capsys):
+    """lmms-eval's own TaskConfig names the key only; ``ambi validate-tasks PATH`` names file, task and key."""
     from lmms_eval.api.task import TaskConfig
 
-    cfg = load_yaml(path)
-    with pytest.raises(TypeError) as err:
-        TaskConfig(**cfg)
-    assert "prompt_colour" in str(err.value)
+    from ambi_plugin.cli import main
+    from ambi_plugin.taskindex import load_yaml
+
+    task_file, template = yaml_with_unknown_keys / "mytask.yaml", yaml_with_unknown_keys / "_tmpl"
+    with pytest.raises(TypeError) as err:  # what lmms-eval says on its own
+        TaskConfig(**load_yaml(task_file))
+    assert str(task_file) not in str(err.value)
+
+    assert main(["validate-tasks", str(yaml_with_unknown_keys)]) == 1
+    err_lines = capsys.readouterr().err.splitlines()
+    own = next(ln for ln in err_lines if "'prompt_colour'" in ln)
+    assert own.startswith(f"- {task_file}: task 'ambi_mytask': unknown key 'prompt_colour'"), own
+    included = next(ln for ln in err_lines if "'generation_kwrags'" in ln)
+    assert included.startswith(f"- {template}: task 'ambi_mytask', included by {task_file}"), included
+    assert "did you mean 'generation_kwargs'?" in included
+    assert len([ln for ln in err_lines if "unknown key" in ln]) == 2
+
+
+def test_unknown_key_in_our_own_yaml_is_reported_at_discovery(yaml_with_unknown_keys, capsys):
+    """The check lmms-eval runs on our folder before adding it: the bad key is named with its file and task,
+    and only that task is affected (the folder stays on the include path)."""
+    from ambi_plugin.lmms.discovery import _our_yamls_are_readable
+
+    assert _our_yamls_are_readable(str(yaml_with_unknown_keys)) is True
+    err = capsys.readouterr().err
+    assert f"{yaml_with_unknown_keys / 'mytask.yaml'}: task 'ambi_mytask': unknown key 'prompt_colour'" in err
+
+
+def test_our_shipped_yamls_use_only_keys_lmms_eval_accepts():
+    from ambi_plugin.taskindex import check_keys
+
+    assert check_keys() == []

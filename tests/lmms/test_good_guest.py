@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,72 @@ def _comparable(results: dict) -> str:
     return re.sub(r" at 0x[0-9a-f]+>", " at 0x?>", json.dumps(kept, sort_keys=True, indent=1))
 
 
+# lmms-eval's CLI with a spy on judge construction: every judge (offline or LLM) runs Judge.__init__, and the
+# first one built in the process writes the marker file named by the first argument.
+JUDGE_SPY = """
+import sys
+from pathlib import Path
+
+
+def install(marker):
+    from ambi_plugin.judge.base import Judge
+
+    init = Judge.__init__
+
+    def spy(self, *args, **kwargs):
+        Path(marker).write_text(type(self).__name__)
+        init(self, *args, **kwargs)
+
+    Judge.__init__ = spy
+
+
+if __name__ == "__main__":
+    install(sys.argv.pop(1))
+    from lmms_eval.cli.dispatch import main
+
+    sys.argv[0] = "lmms-eval"
+    sys.exit(main())
+"""
+
+
+@pytest.fixture
+def judge_spy(tmp_path: Path, monkeypatch) -> Path:
+    """lmms-eval runs go through the spy launcher; returns the folder where each run's marker may appear."""
+    from ambi_plugin.lmms import cli_run
+
+    launcher = tmp_path / "spy_launcher.py"
+    launcher.write_text(JUDGE_SPY)
+    markers = tmp_path / "judges-built"
+    markers.mkdir()
+    counter = iter(range(100))
+    monkeypatch.setattr(
+        cli_run, "lmms_eval_argv", lambda: [sys.executable, str(launcher), str(markers / f"run{next(counter)}")]
+    )
+    return markers
+
+
+def test_the_judge_spy_sees_a_judge_being_built(tmp_path: Path, monkeypatch):
+    """The spy works: a run with a task of ours builds the judge its results section names (offline here)."""
+    import runpy
+
+    import ambi_plugin.judge as judge_pkg
+    from ambi_plugin.judge.base import Judge
+
+    (tmp_path / "spy.py").write_text(JUDGE_SPY)
+    monkeypatch.setattr(Judge, "__init__", Judge.__init__)  # restored after the test
+    monkeypatch.setattr(judge_pkg, "_judge", None)  # no judge built yet in this process
+    monkeypatch.delenv("AMBI_JUDGE_BACKEND", raising=False)
+    runpy.run_path(str(tmp_path / "spy.py"))["install"](tmp_path / "marker")
+    ours = {"results": {"ambi_synth_region": {}}, "configs": {"ambi_synth_region": {"dataset_path": "ambi://synth"}}}
+    results_meta.ambi_section(ours)
+    assert (tmp_path / "marker").read_text() == "OfflineJudge"
+
+
 @pytest.mark.e2e
-def test_foreign_run_is_identical_with_and_without_our_hooks(lmms_eval, foreign_task: Path, tmp_path: Path):
+def test_foreign_run_is_identical_with_and_without_our_hooks(
+    lmms_eval, judge_spy: Path, foreign_task: Path, tmp_path: Path
+):
+    """... and builds no judge (no Judge is constructed in the process, with the hooks on)."""
     args = ["--model", "dummy", "--tasks", FOREIGN_TASK, "--include_path", str(foreign_task), "--batch_size", "1"]
     output = tmp_path / "out"  # one output path for both runs, so the paths recorded in the JSON agree
     texts = {}
@@ -69,6 +134,7 @@ def test_foreign_run_is_identical_with_and_without_our_hooks(lmms_eval, foreign_
         shutil.rmtree(output)
     assert results_meta.SECTION not in json.loads(texts["hooks"])
     assert texts["hooks"] == texts["no hooks"]
+    assert list(judge_spy.iterdir()) == []  # neither run built a judge
 
 
 def test_hooks_switch(monkeypatch):

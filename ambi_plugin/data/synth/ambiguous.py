@@ -59,7 +59,7 @@ def _tint(gray: np.ndarray, dark: np.ndarray, light: np.ndarray) -> np.ndarray:
 
 def generate_hybrid(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_hybrid_open"
-    for i in range(ctx.n):
+    for i in ctx.indices():
         rng = ctx.rng("hybrid", i)
         near, far = _hybrid_pair(rng)
         sigma_low = round(float(rng.uniform(6.0, 8.0)), 2)
@@ -155,7 +155,7 @@ def generate_multiview(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_multiview_open"
     keys = ctx.cycled("multiview", [g.key for g in MULTIVIEW_GLYPHS])
     by_key = {g.key: g for g in MULTIVIEW_GLYPHS}
-    for i, key in enumerate(keys):
+    for i, key in keys:
         glyph = by_key[key]
         rng = ctx.rng("multiview", i)
         canvas = blank(256, 256, [int(v) for v in rng.integers(215, 256, size=3)])
@@ -205,7 +205,7 @@ def navon_views(global_letter: str, local_letter: str) -> list[dict]:
 
 def generate_navon(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     task = "ambi_synth_navon_open"
-    for i in range(ctx.n):
+    for i in ctx.indices():
         rng = ctx.rng("navon", i)
         g, loc = pick_navon_pair(rng)
         mask = navon_mask(g, loc, int(rng.integers(28, 35)))

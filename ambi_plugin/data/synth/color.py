@@ -248,7 +248,7 @@ def _perception_record(
 
 def generate_contrast(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     """Records of ``ambi_synth_contrast_pixel`` and ``ambi_synth_contrast_human`` (shared images)."""
-    for i, condition in enumerate(ctx.cycled("contrast", ["illusion", "control"])):
+    for i, condition in ctx.cycled("contrast", ["illusion", "control"]):
         item = make_contrast(ctx.rng("contrast", i), condition == "illusion")
         image = ctx.save_image(item.image, "contrast", i)
         breakdown = {
@@ -418,7 +418,7 @@ def make_stripe(rng: np.random.Generator, is_illusion: bool) -> StripeItem:
 
 def generate_stripe(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     """Records of ``ambi_synth_stripe_pixel`` and ``ambi_synth_stripe_human`` (shared images)."""
-    for i, condition in enumerate(ctx.cycled("stripe", ["illusion", "control"])):
+    for i, condition in ctx.cycled("stripe", ["illusion", "control"]):
         item = make_stripe(ctx.rng("stripe", i), condition == "illusion")
         image = ctx.save_image(item.image, "stripe", i)
         breakdown = {

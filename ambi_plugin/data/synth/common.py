@@ -49,40 +49,73 @@ def plan_rng(seed: int, family: str, block: int = 0) -> np.random.Generator:
     return np.random.default_rng(stable_seed(*keys))
 
 
-def planned(seed: int, family: str, n: int, make_block: PlanBlock) -> Iterator[Any]:
-    """The plan of ``n`` items, block by block: ``make_block(rng, start, size)`` plans items ``start..start+size-1``."""
-    for start in range(0, n, PLAN_BLOCK):
-        yield from make_block(plan_rng(seed, family, start // PLAN_BLOCK), start, min(PLAN_BLOCK, n - start))
+def planned(
+    seed: int, family: str, n: int, make_block: PlanBlock, items: range | None = None
+) -> Iterator[tuple[int, Any]]:
+    """``(i, plan of item i)`` for each ``i`` of ``items`` (default: all ``n``), block by block.
+
+    ``make_block(rng, start, size)`` plans items ``start..start+size-1``; only the blocks that hold ``items``
+    are made, so item ``i`` of a plan for any ``n`` costs one block, not ``i`` items.
+    """
+    items = range(n) if items is None else items
+    block, values = -1, []
+    for i in items:
+        if not 0 <= i < n:
+            raise ValueError(f"item {i} is not one of the {n} items of the plan")
+        if i // PLAN_BLOCK != block:
+            block = i // PLAN_BLOCK
+            start = block * PLAN_BLOCK
+            values = make_block(plan_rng(seed, family, block), start, min(PLAN_BLOCK, n - start))
+        yield i, values[i - block * PLAN_BLOCK]
 
 
 @dataclass
 class BuildContext:
-    """Where a family writes its images, and the suite-level parameters."""
+    """Where a family writes its images, and the suite-level parameters.
+
+    ``items`` (default: all ``n``) are the indices a generator builds: item ``i`` of a suite of ``n`` items
+    can be built alone (``items=range(i, i + 1)``), identical to the same item of a full build.
+    """
 
     out_dir: Path
     seed: int
     n: int
     tick: Callable[[], None] = field(default=lambda: None)
+    items: range | None = None
 
-    def save_image(self, image: Image.Image | np.ndarray, stem: str, index: int) -> str:
-        """Save an RGB image as ``images/<stem>_<index>.png``; return that path relative to the suite."""
+    def __post_init__(self) -> None:
+        if self.items is None:
+            self.items = range(self.n)
+        elif len(self.items) and not (0 <= min(self.items) and max(self.items) < self.n):
+            raise ValueError(f"items {self.items} are not all among the {self.n} items of the suite")
+
+    def indices(self) -> range:
+        """The indices of the items to build, in order."""
+        assert self.items is not None
+        return self.items
+
+    def save_image(self, image: Image.Image | np.ndarray, stem: str, index: int, *, compress_level: int = 6) -> str:
+        """Save an RGB image as ``images/<stem>_<index>.png``; return that path relative to the suite.
+
+        ``compress_level`` (zlib, 0-9) changes the file size and the time taken, never the pixels.
+        """
         rel = f"images/{stem}_{index:04d}.png"
         path = self.out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(image, np.ndarray):
             image = Image.fromarray(np.ascontiguousarray(image, dtype=np.uint8), "RGB")
-        image.convert("RGB").save(path, format="PNG")
+        image.convert("RGB").save(path, format="PNG", compress_level=compress_level)
         return rel
 
     def rng(self, family: str, index: int | str) -> np.random.Generator:
         return item_rng(self.seed, family, index)
 
-    def plan(self, family: str, make_block: PlanBlock) -> Iterator[Any]:
-        """The family's plan of ``n`` items, made in blocks of :data:`PLAN_BLOCK` (see :func:`planned`)."""
-        return planned(self.seed, family, self.n, make_block)
+    def plan(self, family: str, make_block: PlanBlock) -> Iterator[tuple[int, Any]]:
+        """``(i, plan of item i)`` for the items to build, from blocks of :data:`PLAN_BLOCK` (see :func:`planned`)."""
+        return planned(self.seed, family, self.n, make_block, self.indices())
 
-    def cycled(self, family: str, values: Sequence[str]) -> Iterator[str]:
-        """``n`` values cycling through ``values`` (see :func:`cycle_plan`), block by block."""
+    def cycled(self, family: str, values: Sequence[str]) -> Iterator[tuple[int, str]]:
+        """``(i, value)``: ``n`` values cycling through ``values`` (see :func:`cycle_plan`), block by block."""
         return self.plan(family, lambda rng, start, size: cycle_plan(rng, values, size, start=start))
 
 

@@ -247,7 +247,7 @@ def _filter_plan(rng: np.random.Generator, start: int, size: int) -> list[tuple[
 
 def generate_filter(ctx: BuildContext) -> Iterator[tuple[str, dict]]:
     """Records of ``ambi_synth_filter_pixel`` and ``ambi_synth_filter_human`` (shared images), item by item."""
-    for i, (condition, scene, color) in enumerate(ctx.plan("filter", _filter_plan)):
+    for i, (condition, scene, color) in ctx.plan("filter", _filter_plan):
         item = make_filter(ctx.rng("filter", i), condition == "illusion", scene, color)
         image = ctx.save_image(item.image, "filter", i)
         breakdown = {"scene": item.scene, "true_color": item.true_color, "condition": condition}

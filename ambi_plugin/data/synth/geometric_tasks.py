@@ -258,7 +258,7 @@ def generate_geometric(ctx: BuildContext) -> Iterator[tuple[str, dict[str, Any]]
     plan = ctx.plan("geometric", lambda rng, start, size: plan_stimuli(rng, size, start=start))
     tf_want = ctx.plan("geometric_tf", lambda rng, start, size: balanced_bools(rng, size, start=start))
     yn_want = ctx.plan("geometric_yn", lambda rng, start, size: balanced_bools(rng, size, start=start))
-    for i, ((illusion, category, difficulty), tf, yn) in enumerate(zip(plan, tf_want, yn_want, strict=True)):
+    for (i, (illusion, category, difficulty)), (_, tf), (_, yn) in zip(plan, tf_want, yn_want, strict=True):
         stim = draw_stimulus(ctx.rng("geometric", i), illusion, category, difficulty)
         image = ctx.save_image(render_stimulus(stim), "geometric", i)
         yield "ambi_synth_geometric_tf", _binary_record(ctx, i, stim, image, tf, kind="true_false")

@@ -49,7 +49,8 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def _text_mask(text: str, size: int) -> np.ndarray:
     img = Image.new("L", (size * (len(text) + 2), size * 3), 0)
     ImageDraw.Draw(img).text((size // 2, size // 2), text, font=_font(size), fill=255)
-    mask = crop_to_content(np.asarray(img) > 127)
+    # a copy, not a view: a view would keep the whole uncropped canvas alive in the cache (~25x the mask)
+    mask = crop_to_content(np.asarray(img) > 127).copy()
     mask.setflags(write=False)
     return mask
 

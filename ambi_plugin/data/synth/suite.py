@@ -40,8 +40,8 @@ Generator = Callable[[BuildContext], Iterator[tuple[str, dict]]]
 class Family:
     """A family of items: its name (the images' file stem), the tasks it feeds, and its generator.
 
-    The generator yields ``(task, record)`` pairs, item by item, after writing each item's images
-    (``ctx.save_image``), and calls ``ctx.tick()`` once per item; nothing is held across items.
+    The generator yields ``(task, record)`` pairs for each item of ``ctx.indices()``, after writing the item's
+    images (``ctx.save_image``), and calls ``ctx.tick()`` once per item; nothing is held across items.
     """
 
     name: str
@@ -107,11 +107,10 @@ def _write_family(ctx: BuildContext, family: Family, files: dict[str, IO[str]], 
                 raise RuntimeError(f"{path}:{line}: image {img!r} was not written")
         files[task].write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
         counts[task] = line
-    short = [t for t in family.tasks if counts[t] != ctx.n]
+    want = len(ctx.indices())
+    short = [t for t in family.tasks if counts[t] != want]
     if short:
-        raise RuntimeError(
-            f"family {family.name!r} wrote {[counts[t] for t in short]} records for {short}, not {ctx.n}"
-        )
+        raise RuntimeError(f"family {family.name!r} wrote {[counts[t] for t in short]} records for {short}, not {want}")
 
 
 def _generate_into(ctx: BuildContext) -> dict[str, int]:
