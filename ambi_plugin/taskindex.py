@@ -8,7 +8,10 @@ fields) names the file, task and key lmms-eval would reject.
 
 from __future__ import annotations
 
+import copy
+import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -20,7 +23,7 @@ class TaskYamlError(ValueError):
     """A task YAML of ours cannot be read. The message names the file."""
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: the index is read every run
     pass
 
 
@@ -40,13 +43,7 @@ def load_yaml_with_origins(path: Path, _depth: int = 0) -> tuple[dict, dict[str,
     """:func:`load_yaml`, and for each top-level key the file that sets it (``path`` or an included file)."""
     if _depth > 8:
         raise TaskYamlError(f"{path}: include chain deeper than 8 (a cycle?)")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.load(fh, Loader=_Loader) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise TaskYamlError(f"{path}: cannot read task YAML ({exc})") from None
-    if not isinstance(data, dict):
-        raise TaskYamlError(f"{path}: a task YAML must be a mapping, got {type(data).__name__}")
+    data = _read(path)
     inc = data.pop("include", None)
     merged: dict = {}
     origins: dict[str, Path] = {}
@@ -57,6 +54,27 @@ def load_yaml_with_origins(path: Path, _depth: int = 0) -> tuple[dict, dict[str,
     merged.update(data)
     origins.update(dict.fromkeys(data, path))
     return merged, origins
+
+
+def _read(path: Path) -> dict:
+    """One YAML file as a mapping (a fresh copy: callers change it), parsed once while it stays unchanged."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise TaskYamlError(f"{path}: cannot read task YAML ({exc})") from None
+    return copy.deepcopy(_parse(str(path), st.st_mtime_ns, st.st_size))
+
+
+@lru_cache(maxsize=2048)
+def _parse(path: str, _mtime_ns: int, _size: int) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=_Loader) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise TaskYamlError(f"{path}: cannot read task YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise TaskYamlError(f"{path}: a task YAML must be a mapping, got {type(data).__name__}")
+    return data
 
 
 @dataclass
@@ -72,9 +90,29 @@ class TaskInfo:
     origins: dict[str, Path] = field(default_factory=dict)  # top-level key -> the file that sets it
 
 
+_index_lock = threading.Lock()
+_index_cache: dict[tuple, dict[str, TaskInfo]] = {}
+
+
 def index(root: Path | None = None) -> dict[str, TaskInfo]:
-    """Every task and group under ``root`` (a folder, default our shipped ``task_yamls``, or one YAML file)."""
-    root = root or tasks_dir()
+    """Every task and group under ``root`` (a folder, default our shipped ``task_yamls``, or one YAML file).
+
+    Every lmms-eval run reads our index (discovery checks our YAMLs; the results writer asks whether a task is
+    ours), so it is kept per process while no file under ``root`` changes (name, size, modification time)."""
+    root = Path(root or tasks_dir())
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    key = (str(root), *((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    with _index_lock:
+        if key in _index_cache:
+            return dict(_index_cache[key])
+    out = _build_index(root)
+    with _index_lock:
+        _index_cache.clear()  # one root at a time is all a run needs
+        _index_cache[key] = out
+    return dict(out)
+
+
+def _build_index(root: Path) -> dict[str, TaskInfo]:
     out: dict[str, TaskInfo] = {}
     for path in sorted(root.rglob("*.yaml")) if root.is_dir() else [root]:
         cfg, origins = load_yaml_with_origins(path)

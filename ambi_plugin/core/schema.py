@@ -24,8 +24,10 @@ Fields (``*`` = required for every record):
   color, multi-view, layers); false = the whole answer is matched against all labels (bistable
   open, hidden-object lists).
 * ``answer_format`` (str): how the answer is read, one of ``ANSWER_FORMATS``; default per task type.
-* ``boxes`` (list[{"label": str, "box": [x1, y1, x2, y2], "group": "single" | "combined"}]):
-  localization ground truth in pixels of the original image.
+* ``boxes`` (list[{"label": str, "box": [x1, y1, x2, y2], "group": "single" | "combined" | "unknown"}]):
+  localization ground truth in pixels of the original image; ``group`` (optional) says whether the object is a
+  local single object or one made of several (AmbiBench's single / combined); a record whose boxes carry no
+  group (or ``unknown``, as the authors' release) counts in ``ap50`` / ``hit_rate`` but in neither split.
 * ``region`` ([x1, y1, x2, y2]): the green box drawn on the image for region description.
 * ``description`` (str), ``key_terms`` (list[str]), ``conflict_terms`` (list[str]): golden
   description and the offline scorer's cues.

@@ -125,7 +125,27 @@ def joining_tasks(manager, group: str) -> list[str]:
             for g in [joins] if isinstance(joins, str) else list(joins or []):
                 cache.setdefault(str(g), []).append(name)
         manager._ambi_joins = cache
-    return sorted(cache.get(group, []))
+    inner = _groups_inside(group)  # a task that also joins a group nested in this one arrives through it
+    return sorted(t for t in cache.get(group, []) if not any(t in cache.get(g, ()) for g in inner))
+
+
+def _groups_inside(group: str) -> set[str]:
+    """Our groups nested (at any depth) in one of our groups, from our own task index."""
+    from ambi_plugin.taskindex import index
+
+    try:
+        idx = index()
+    except Exception:  # noqa: BLE001 - an unreadable index of ours disables our tasks elsewhere
+        return set()
+    found: set[str] = set()
+    todo = [group]
+    while todo:
+        info = idx.get(todo.pop())
+        for member in info.members if info is not None and info.kind == "group" else ():
+            if member not in found and member in idx and idx[member].kind == "group":
+                found.add(member)
+                todo.append(member)
+    return found
 
 
 def patch_group_membership() -> None:

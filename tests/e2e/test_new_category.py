@@ -147,9 +147,9 @@ def test_unreadable_image_keeps_earlier_results(tmp_path, offline_env):
 
 def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_eval):
     """`ambi new-category` writes a YAML with no metric list that joins `ambibench_hybrid`; a second YAML joins
-    `ambibench_all` itself. lmms-eval runs `--tasks ambibench_all`: the first task runs inside the hybrid group
-    (itself inside ambibench_all), the second directly in ambibench_all, each with acc_<view> for its records'
-    views."""
+    `ambibench_all` itself, a third names both. lmms-eval runs `--tasks ambibench_all`: the first and the third run
+    inside the hybrid group (itself inside ambibench_all), the second directly in ambibench_all, each with
+    acc_<view> for its records' views."""
     from ambi_plugin.cli import main
 
     yamls, data = tmp_path / "my_tasks", tmp_path / "records"
@@ -165,6 +165,13 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
             '"join_groups": ["ambibench_hybrid"]', '"join_groups": ["ambibench_all"]'
         )
     )
+    # and one that names a group and a group nested in it: it joins the inner one only (lmms-eval refuses a task
+    # that is twice in a called group)
+    (yamls / "ambibench_swans_open.yaml").write_text(
+        text.replace("task: ambibench_ducks_open", "task: ambibench_swans_open").replace(
+            '"join_groups": ["ambibench_hybrid"]', '"join_groups": ["ambibench_all", "ambibench_hybrid"]'
+        )
+    )
     answers = []
     with (data / "ducks.jsonl").open("w") as fh:
         for i in range(4):
@@ -173,6 +180,7 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
             resp = ["Ducks, rabbit", "duck, rabbit", "duck, fox", "hat, shoe"][i]
             answers.append({"task": "ambibench_ducks_open", "id": str(i), "response": resp})
             answers.append({"task": "ambibench_geese_open", "id": str(i), "response": ["duck, rabbit", "x, y"][i % 2]})
+            answers.append({"task": "ambibench_swans_open", "id": str(i), "response": "duck, rabbit"})
     from ambi_plugin.replayfile import write_reference_predictions
 
     preds = tmp_path / "answers.jsonl"
@@ -190,3 +198,7 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
     assert "ambibench_ducks_open" in members["ambibench_hybrid"] and "ambibench_hybrid" in members["ambibench_all"]
     assert "ambibench_geese_open" in members["ambibench_all"]
     assert "ambibench_geese_open" not in members["ambibench_hybrid"]
+    assert (
+        "ambibench_swans_open" in members["ambibench_hybrid"] and "ambibench_swans_open" not in members["ambibench_all"]
+    )
+    assert task_metrics(results)["ambibench_swans_open"]["acc"] == 1.0

@@ -25,6 +25,12 @@ def manager(tmp_path_factory):
         .replace("task: ambibench_ducks_open", "task: mine_joins_mmbench")
         .replace('"join_groups": ["ambibench_all"]', '"join_groups": ["mmbench", "ambibench_color"]')
     )  # fmt: skip
+    # a task that names a group and a group nested in it: it joins the inner one only (once in ambibench_all)
+    (yamls / "mine_both.yaml").write_text(
+        (yamls / "ambibench_ducks_open.yaml").read_text()
+        .replace("task: ambibench_ducks_open", "task: mine_joins_both")
+        .replace('"join_groups": ["ambibench_all"]', '"join_groups": ["ambibench_all", "ambibench_hybrid"]')
+    )  # fmt: skip
     return TaskManager(include_path=str(yamls))
 
 
@@ -32,6 +38,11 @@ def test_a_task_declaring_the_key_joins_our_group(manager):
     members = manager._get_config("ambibench_all")["task"]
     assert members[-1:] == ["ambibench_ducks_open"] and "ambibench_color" in members
     assert manager._get_config("ambibench_color")["task"] == ["ambibench_color_open", "mine_joins_mmbench"]
+
+
+def test_a_task_naming_a_group_and_its_subgroup_joins_the_inner_one_only(manager):
+    assert "mine_joins_both" not in manager._get_config("ambibench_all")["task"]
+    assert manager._get_config("ambibench_hybrid")["task"][-1] == "mine_joins_both"
 
 
 def test_groups_that_are_not_ours_are_untouched(manager):
