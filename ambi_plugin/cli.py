@@ -133,7 +133,7 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
     if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
         raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
     print(format_results_table(results))
-    from ambi_plugin.benchmarks.ambibench_tables import format_tables as ambibench_tables
+    from ambi_plugin.benchmarks.ambibench.tables import format_tables as ambibench_tables
 
     extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
     if extra:

@@ -309,7 +309,7 @@ def _names(rec: dict, kind: str, protocol: str) -> list[str]:
     if kind == "illusionvqa_comprehension":
         return metric_names(rec, by=COMPREHENSION_BY)
     if kind.startswith("illusionbench"):
-        from ambi_plugin.benchmarks.illusionbench_llm import llm_metric_names, rule_metric_names
+        from ambi_plugin.benchmarks.illusionbench.llm import llm_metric_names, rule_metric_names
 
         return llm_metric_names(rec) if protocol == "llm" else rule_metric_names(rec)
     return metric_names(rec)
@@ -414,7 +414,7 @@ def score_answers(
                              "wrong")  # fmt: skip
     over = {}
     if overrides:
-        from ambi_plugin.benchmarks.illusionbench_llm import load_overrides
+        from ambi_plugin.benchmarks.illusionbench.llm import load_overrides
 
         over = load_overrides(overrides)
     values, review = {}, []
@@ -431,7 +431,7 @@ def score_answers(
         else:
             values[col] = summarize(recs, items, kind, protocol, declared)
         if protocol == "llm":
-            from ambi_plugin.benchmarks.illusionbench_llm import review_queue
+            from ambi_plugin.benchmarks.illusionbench.llm import review_queue
 
             review.extend({**row, "answers": col} for row in review_queue(task, recs, items))
     counts = record_counts(recs)
@@ -483,7 +483,7 @@ def _score_column(recs, got, *, kind, protocol, task, overrides, judge, progress
         return [score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
     from tqdm import tqdm
 
-    from ambi_plugin.benchmarks.illusionbench_llm import find_override, score_item_llm
+    from ambi_plugin.benchmarks.illusionbench.llm import find_override, score_item_llm
 
     out = []
     for rec in tqdm(recs, desc=f"judging {label}", unit="item", disable=not progress):

@@ -38,7 +38,7 @@ def shared_data() -> Path:
 def ambibench_fixtures_dir() -> Path:
     """``ambi://ambibench`` resolves to the generated AmbiBench fixtures in tests (the release is not
     available offline); subprocesses (lmms-eval runs) inherit the variable."""
-    from ambi_plugin.benchmarks.ambibench_fixtures import ensure_fixtures
+    from ambi_plugin.benchmarks.ambibench.fixtures import ensure_fixtures
 
     path = ensure_fixtures()
     os.environ["AMBI_AMBIBENCH_DIR"] = str(path)

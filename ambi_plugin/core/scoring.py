@@ -352,7 +352,7 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "na_rate": _outcome_rate("na"),
     "control_acc": _control_acc,
     "judge_errors": lambda items: float(sum(1 for it in items if (it.get("judge") or {}).get("error"))),
-    # IllusionBench (ambi_plugin.benchmarks.illusionbench_llm): std over items; the judge's verdicts
+    # IllusionBench (ambi_plugin.benchmarks.illusionbench.llm): std over items; the judge's verdicts
     # ("correct_llm", "pred_bool_llm", "score_llm"; an unscored verdict counts wrong / 0 and is reported)
     "desc_score_std": lambda items: M.mean_and_std([float(it["score"]) for it in items])[1],
     "acc_llm": lambda items: _mean([1.0 if it.get("correct_llm") else 0.0 for it in items]),

@@ -11,7 +11,7 @@ Each function carries ``metric_names(record)`` so ``ambi validate-tasks`` can ch
 
 from __future__ import annotations
 
-from ambi_plugin.benchmarks.illusionbench_llm import (
+from ambi_plugin.benchmarks.illusionbench.llm import (
     env_overrides,
     find_override,
     llm_metric_names,

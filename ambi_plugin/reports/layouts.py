@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ambi_plugin.benchmarks import ambibench_tables as AT
 from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
+from ambi_plugin.benchmarks.ambibench import tables as AT
 from ambi_plugin.core.scoring import slug
 
 Source = tuple["str | None", str]

@@ -3,7 +3,7 @@
     python task_yamls/ambi_illusionbench/_generate_configs.py
 
 Prompts, metric names and breakdown values come from ``ambi_plugin.benchmarks.illusionbench`` and
-``ambi_plugin.benchmarks.illusionbench_llm``, so the YAMLs and the code cannot drift apart.
+``ambi_plugin.benchmarks.illusionbench.llm``, so the YAMLs and the code cannot drift apart.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from ambi_plugin.benchmarks import illusionbench as IB
-from ambi_plugin.benchmarks.illusionbench_llm import LLM_BASES, MIN_VOTES, ROUNDS, llm_metric_names, rule_metric_names
+from ambi_plugin.benchmarks.illusionbench.llm import LLM_BASES, MIN_VOTES, ROUNDS, llm_metric_names, rule_metric_names
 from ambi_plugin.core.scoring import HIGHER_IS_BETTER, _split_name
 
 HERE = Path(__file__).resolve().parent

@@ -10,9 +10,9 @@ import pytest
 from PIL import Image
 
 from ambi_plugin.benchmarks import ambibench as AB
-from ambi_plugin.benchmarks.ambibench_examples import outputs_by_id
-from ambi_plugin.benchmarks.ambibench_fixtures import partial_response
-from ambi_plugin.benchmarks.ambibench_import import (
+from ambi_plugin.benchmarks.ambibench.examples import outputs_by_id
+from ambi_plugin.benchmarks.ambibench.fixtures import partial_response
+from ambi_plugin.benchmarks.ambibench.importer import (
     ImportErrorAt,
     import_release,
     import_visual_anagrams,
@@ -203,7 +203,7 @@ def test_importer_errors_name_file_line_id_and_field(tmp_path, row, message):
 def test_hub_layout_round_trip_and_resolution(tmp_path, monkeypatch, ambibench_fixtures_dir):
     import datasets  # noqa: F401 - a hard dependency of the test extras
 
-    from ambi_plugin.benchmarks.ambibench_hub import write_hub_layout
+    from ambi_plugin.benchmarks.ambibench.hub import write_hub_layout
     from ambi_plugin.lmms.datasets import resolve_jsonl, source_root
 
     hub = write_hub_layout(ambibench_fixtures_dir, tmp_path / "hub")
@@ -255,7 +255,7 @@ def test_visual_anagrams_import_as_multiview_items(tmp_path, shared_data):
 
 
 def test_cli_import_matches_the_fixtures(tmp_path, capsys, ambibench_fixtures_dir):
-    from ambi_plugin.benchmarks.ambibench_fixtures import build_release
+    from ambi_plugin.benchmarks.ambibench.fixtures import build_release
     from ambi_plugin.cli import main
 
     release = build_release(tmp_path / "release")

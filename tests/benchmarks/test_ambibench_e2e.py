@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from ambi_plugin.benchmarks import ambibench as AB
-from ambi_plugin.benchmarks.ambibench_examples import outputs_by_id
-from ambi_plugin.benchmarks.ambibench_fixtures import partial_response
+from ambi_plugin.benchmarks.ambibench.examples import outputs_by_id
+from ambi_plugin.benchmarks.ambibench.fixtures import partial_response
 from ambi_plugin.core.answers import gold_response, wrong_response
 from ambi_plugin.core.coords import from_original_pixels
 from ambi_plugin.core.schema import read_records
@@ -153,7 +153,7 @@ def test_per_model_box_format_converts_before_scoring(tmp_path, offline_env, amb
 
 
 def test_real_rotation_illusions_run_through_the_multiview_task(tmp_path, offline_env, shared_data):
-    from ambi_plugin.benchmarks.ambibench_import import import_visual_anagrams
+    from ambi_plugin.benchmarks.ambibench.importer import import_visual_anagrams
 
     folder = import_visual_anagrams(shared_data / "visual_anagrams", tmp_path / "va")
     recs = read_records(folder / "multiview_open.jsonl")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ambi_plugin.benchmarks.ambibench import PROMPT_MULTISCENE_LOCALIZATION, TASKS_BY_DATA
-from ambi_plugin.benchmarks.ambibench_examples import A10_EXAMPLES, A10_LOCALIZATION, example_id, outputs_by_id
-from ambi_plugin.benchmarks.ambibench_import import record_from_row, task_of
+from ambi_plugin.benchmarks.ambibench.examples import A10_EXAMPLES, A10_LOCALIZATION, example_id, outputs_by_id
+from ambi_plugin.benchmarks.ambibench.importer import record_from_row, task_of
 from ambi_plugin.core.scoring import score_item
 from ambi_plugin.lmms.hooks import build_prompt
 

@@ -12,7 +12,7 @@ import pytest
 from published_layouts import AMBIBENCH_DIRTY, AMBIBENCH_TYPES, ambibench_release, hub_cache
 
 from ambi_plugin.benchmarks import ambibench as AB
-from ambi_plugin.benchmarks.ambibench_release import (
+from ambi_plugin.benchmarks.ambibench.release import (
     HUB_REPO,
     box_group,
     choices_from_question,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ambi_plugin.benchmarks import ambibench as AB
-from ambi_plugin.benchmarks.ambibench_yamls import differences, render
+from ambi_plugin.benchmarks.ambibench.yamls import differences, render
 from ambi_plugin.taskindex import index
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_verbatim_check_can_fail(paper):
 
 
 def test_yamls_are_generated_from_the_spec():
-    assert differences() == [], "run: python -m ambi_plugin.benchmarks.ambibench_yamls"
+    assert differences() == [], "run: python -m ambi_plugin.benchmarks.ambibench.yamls"
     assert len(render()) == len(AB.TASKS) + len(AB.CATEGORIES) + 1
 
 

@@ -224,7 +224,7 @@ def test_fp_ratio_by_category_on_a_hand_computed_table():
 
 
 def test_description_std_is_over_items():
-    from ambi_plugin.benchmarks.illusionbench_llm import rule_metric_names
+    from ambi_plugin.benchmarks.illusionbench.llm import rule_metric_names
 
     items = [{"score": s, "breakdown": {"difficulty": "easy"}} for s in (2.0, 0.0, 1.0, 2.0)]
     assert aggregate("desc_score", items) == pytest.approx(1.25)

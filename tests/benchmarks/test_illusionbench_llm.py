@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ambi_plugin.benchmarks.illusionbench_llm import (
+from ambi_plugin.benchmarks.illusionbench.llm import (
     ROUNDS,
     apply_override,
     judge_item,

@@ -14,7 +14,7 @@ from illusion_fixtures import illusionbench_lmms_hub_folder
 from published_layouts import hub_cache, illusionbench_entries, illusionbench_lmms_copy, illusionbench_release
 
 from ambi_plugin.benchmarks import illusionbench as IB
-from ambi_plugin.benchmarks.illusionbench_release import (
+from ambi_plugin.benchmarks.illusionbench.release import (
     AUTHORS_REPO,
     FLAG_CATEGORY,
     FLAG_DIFFICULTY,

@@ -1,7 +1,7 @@
 """Import AmbiBench into the canonical record schema: the release layout, and the visual-anagrams gallery.
 
 **Our annotation layout** (for items you annotate yourself; the authors' release, ``BLNL/AmbiBench`` on the HF Hub,
-has another layout, read by :mod:`ambi_plugin.benchmarks.ambibench_release`). The importer reads the fields the
+has another layout, read by :mod:`ambi_plugin.benchmarks.ambibench.release`). The importer reads the fields the
 paper describes, one row per question in JSONL files next to the media::
 
     <release>/annotations/*.jsonl        (or *.jsonl anywhere below <release>)
@@ -276,7 +276,7 @@ def record_from_row(row: dict, data: str, rid: str) -> dict:
             if len(groups) != 1:
                 raise ValueError("every box of a multi-scene query needs the same 'type' (single or combined)")
             group = groups.pop()
-            if group is not None:  # the authors' release does not record it (see ambibench_release)
+            if group is not None:  # the authors' release does not record it (see ambibench.release)
                 rec["breakdown"] = {"group": group}
         else:
             objs = row.get("objects") or ", ".join(dict.fromkeys(b["label"] for b in rec["boxes"] if b["label"]))

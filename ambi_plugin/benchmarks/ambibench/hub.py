@@ -4,7 +4,7 @@ The published layout is the generic built folder of ``ambi build ambibench`` (th
 ``data/<records>/test-*.parquet`` with typed columns and the canonical record as JSON, ``build_info.json``);
 ``datasets.load_dataset(<repo or folder>)`` reads it. :func:`materialize` turns such a copy (a folder, or a Hub
 repo id from the HF cache) back into a canonical folder in ``$AMBI_CACHE/ambibench/``, once, atomically.
-(The authors' own release, ``BLNL/AmbiBench``, has another layout: ``ambibench_release``.)
+(The authors' own release, ``BLNL/AmbiBench``, has another layout: ``ambibench.release``.)
 """
 
 from __future__ import annotations

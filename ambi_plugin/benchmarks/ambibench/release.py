@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks.ambibench import BENCHMARK, TASKS_BY_DATA, draw_region
-from ambi_plugin.benchmarks.ambibench_import import (
+from ambi_plugin.benchmarks.ambibench.importer import (
     _choices,
     _key,
     _label,

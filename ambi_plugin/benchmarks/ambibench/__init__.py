@@ -6,7 +6,7 @@ frame sampling, and the Hub loader ``materialize_from_hub()`` that ``dataset_pat
 falls back to when no local copy is configured (``$AMBI_AMBIBENCH_DIR`` / ``data.ambibench``).
 
 The task YAMLs in ``task_yamls/ambibench/`` are rendered from :data:`TASKS` by
-``python -m ambi_plugin.benchmarks.ambibench_yamls`` (a test keeps them in sync). Choices where the
+``python -m ambi_plugin.benchmarks.ambibench.yamls`` (a test keeps them in sync). Choices where the
 paper is silent or contradicts itself follow ``PROTOCOL.md`` and are listed in ``docs/ambibench.md``.
 """
 
@@ -319,12 +319,12 @@ def draw_region(image, region: list[float]):
 def materialize_from_hub(source: str | None = None, *, revision: str | None = None) -> Path:
     """The authors' release ``BLNL/AmbiBench`` (or ``$AMBI_AMBIBENCH_HUB``: another repo id, or a local folder laid
     out as the Hub repo) from the HF Hub or its offline cache, converted once into a canonical-schema folder in the
-    cache (``ambi_plugin.benchmarks.ambibench_release``)."""
-    from ambi_plugin.benchmarks.ambibench_release import materialize_from_hub as from_release
+    cache (``ambi_plugin.benchmarks.ambibench.release``)."""
+    from ambi_plugin.benchmarks.ambibench.release import materialize_from_hub as from_release
 
     source = source or os.environ.get("AMBI_AMBIBENCH_HUB")
     if source and (Path(source).expanduser() / "build_info.json").is_file():
-        from ambi_plugin.benchmarks.ambibench_hub import materialize  # our own published layout (parquet)
+        from ambi_plugin.benchmarks.ambibench.hub import materialize  # our own published layout (parquet)
 
         return materialize(source, revision=revision)
     return from_release(source, revision=revision)
@@ -333,7 +333,7 @@ def materialize_from_hub(source: str | None = None, *, revision: str | None = No
 def materialize_local(path: Path) -> Path:
     """A configured local copy (``$AMBI_AMBIBENCH_DIR``): the release as downloaded (a folder with
     ``metadata.jsonl``, or its zip) is converted once; a canonical folder is used as it is."""
-    from ambi_plugin.benchmarks.ambibench_release import is_release, materialize_release
+    from ambi_plugin.benchmarks.ambibench.release import is_release, materialize_release
 
     path = Path(path).expanduser()
     if is_release(path):
@@ -349,7 +349,7 @@ def import_jsonl(jsonl: Path, images: Path, out: Path, *, layout: str = "release
     """``ambi import ambibench``: rows (a JSONL file or folder, media relative to ``images``) -> canonical folder.
 
     ``layout="visual_anagrams"``: ``jsonl`` is the gallery's labels.json (multi-view records)."""
-    from ambi_plugin.benchmarks.ambibench_import import import_release, import_visual_anagrams
+    from ambi_plugin.benchmarks.ambibench.importer import import_release, import_visual_anagrams
 
     if layout == "visual_anagrams":
         folder = import_visual_anagrams(images, out, labels=jsonl)

@@ -25,8 +25,8 @@ import numpy as np
 from filelock import FileLock
 from PIL import Image, ImageDraw, ImageFont
 
-from ambi_plugin.benchmarks.ambibench_examples import A10_EXAMPLES, A10_LOCALIZATION, example_id
-from ambi_plugin.benchmarks.ambibench_import import import_release
+from ambi_plugin.benchmarks.ambibench.examples import A10_EXAMPLES, A10_LOCALIZATION, example_id
+from ambi_plugin.benchmarks.ambibench.importer import import_release
 from ambi_plugin.core.answers import UNRELATED_WORD
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.paths import cache_dir

@@ -30,7 +30,7 @@ from ambi_plugin.core.schema import read_jsonl
 from ambi_plugin.core.schema import write_dataset as _write_dataset
 
 BENCHMARK = "illusionbench"
-HUB_ID = "lmms-lab-eval/IllusionBench"  # lmms-eval's converted copy; the authors' release: illusionbench_release
+HUB_ID = "lmms-lab-eval/IllusionBench"  # lmms-eval's converted copy; the authors' release: illusionbench.release
 SHUFFLE_SEED = 0  # our choice: the default seed of the MC option shuffle, also in the task YAMLs' metadata
 
 # Paper order (Tables II, III, V, VI): P1..P5, then difficulty.
@@ -401,8 +401,8 @@ def import_jsonl(jsonl: Path, images: Path, out: Path, *, shuffle_seed: int = SH
 def materialize_from_hub(source: str | None = None, *, shuffle_seed: int | None = None) -> Path:
     """The Hub release (``$AMBI_ILLUSIONBENCH_HUB``, default the authors' ``MingZhangSJTU/IllusionBench``;
     lmms-eval's ``lmms-lab-eval/IllusionBench`` and local folders laid out like either work too) converted to
-    canonical records in the cache, bad rows skipped and counted (``illusionbench_release``); returns the folder."""
-    from ambi_plugin.benchmarks.illusionbench_release import materialize_from_hub as from_release
+    canonical records in the cache, bad rows skipped and counted (``illusionbench.release``); returns the folder."""
+    from ambi_plugin.benchmarks.illusionbench.release import materialize_from_hub as from_release
 
     return from_release(source, shuffle_seed=shuffle_seed)
 
@@ -411,7 +411,7 @@ def materialize_local(path: Path) -> Path:
     """A configured local copy (``$AMBI_ILLUSIONBENCH_DIR``): the authors' release as downloaded
     (``Image_properties.json`` + ``IllusionDataset.zip``, extracted or not, or a zip of it) is converted once;
     a canonical folder is used as it is."""
-    from ambi_plugin.benchmarks.illusionbench_release import materialize_folder
+    from ambi_plugin.benchmarks.illusionbench.release import materialize_folder
 
     path = Path(path).expanduser()
     if not path.exists():
