@@ -8,12 +8,14 @@ For each size N, two real ``lmms-eval`` runs in fresh processes over the same N 
 temporary folder:
 
 * ours: a task YAML (temporary include path) over ``ambi://local`` that includes our ``_choice`` template
-  (our loader/validator, prompt building, parsing, scoring, aggregation), answered by ``ambi_replay`` from a
-  predictions file;
+  (our loader/validator, prompt building, parsing, scoring, aggregation);
 * theirs: lmms-eval's built-in ``illusionvqa`` task configuration (its own ``utils`` prompt, regex filter and
-  ``exact_match``) pointed at a local JSONL of the same N items, answered by lmms-eval's ``dummy`` model.
+  ``exact_match``) pointed at a local JSONL of the same N items.
 
-Neither model reads the images and no judge is involved, so what differs is the tasks' own work. Every size is
+Both are answered by lmms-eval's own ``dummy`` model (it answers "A" at once and reads no image), so the model
+costs the same on both sides and no judge is involved: what differs is the tasks' own work, the plugin's overhead
+as the issue defines it (model and judge excluded). ``--ours-model ambi_replay`` answers our side with our replay
+model from a predictions file instead (two thirds right), to see that model's own cost. Every size is
 run ``--repeats`` times; the runs alternate (sizes in turn, and which side goes first flips every repeat), and
 each run starts with cold caches (our harness copy and the datasets Arrow cache are rebuilt). Each run's results
 JSON is read back to check that it scored all N items. Reported per size: the median wall time, the median CPU
@@ -105,10 +107,15 @@ def write_inputs(folder: Path, n: int) -> dict[str, Path]:
     return {"data": data, "ours": ours, "theirs": theirs, "predictions": folder / "predictions.jsonl"}
 
 
+OURS_MODEL = "dummy"  # set from --ours-model
+
+
 def side_args(side: str, paths: dict[str, Path]) -> list[str]:
-    if side == "ours":
+    if side == "ours" and OURS_MODEL == "ambi_replay":
         return ["--model", "ambi_replay", "--model_args", f"predictions={paths['predictions']}",
                 "--tasks", OURS, "--include_path", str(paths["ours"])]  # fmt: skip
+    if side == "ours":
+        return ["--model", "dummy", "--tasks", OURS, "--include_path", str(paths["ours"])]
     return ["--model", "dummy", "--tasks", THEIRS, "--include_path", str(paths["theirs"])]
 
 
@@ -178,7 +185,8 @@ def report(sizes: list[int], runs: Runs, repeats: int) -> bool:
 
     med = {key: tuple(statistics.median(r[k] for r in v) for k in range(3)) for key, v in runs.items()}
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"lmms-eval {version('lmms_eval')}; median of {repeats} alternating run(s) per cell")  # fmt: skip
+          f"lmms-eval {version('lmms_eval')}; median of {repeats} alternating run(s) per cell; "
+          f"models: ours {OURS_MODEL}, theirs dummy")  # fmt: skip
     print()
     print("| items | ours: wall | ours: CPU | ours: peak RSS | theirs: wall | theirs: CPU | theirs: peak RSS |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
@@ -236,7 +244,11 @@ def main() -> None:
     ap.add_argument("--profile", choices=SIDES, default=None, help="profile one side instead of timing both")
     ap.add_argument("--profile-size", type=int, default=10000, help="items of the profiled run (default 10000)")
     ap.add_argument("--top", type=int, default=25, help="rows of the profile table (default 25)")
+    ap.add_argument("--ours-model", choices=("dummy", "ambi_replay"), default="dummy",
+                    help="the model answering our side (default: lmms-eval's dummy, as on their side)")  # fmt: skip
     args = ap.parse_args()
+    global OURS_MODEL
+    OURS_MODEL = args.ours_model
     with tempfile.TemporaryDirectory(prefix="ambi-bench-overhead-") as tmp:
         if args.profile:
             profile(args.profile, args.profile_size, Path(tmp), args.top)
