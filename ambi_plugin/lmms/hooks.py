@@ -41,8 +41,10 @@ class PromptError(ValueError):
     """A prompt template needs a field the record does not have."""
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 17)
 def _loads(raw: str) -> dict:
+    # lmms-eval reads a doc several times (prompt, visuals, scoring) and far apart: one decode per record per
+    # process for tasks up to 131,072 records (docs/performance.md: memory stays linear in the items)
     return json.loads(raw)
 
 
