@@ -184,18 +184,17 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
     # a declared field reports exactly its declared values (the task YAML's metric names): a record whose value is
     # outside them ("unknown") counts in the overall metrics and in no subset
     values = {field: sorted(declared.get(field) or seen[field]) for field in {*seen, *declared}}
+    from ambi_plugin.lmms.hooks import remember
+
     root = root.resolve()
     rows = []
     for rec in records:
         full = _absolutize(rec, root)
         full["breakdown_values"] = values
+        raw = json.dumps(full, ensure_ascii=False, sort_keys=True)
+        remember(raw, full)  # the hooks then never decode it again in this process
         rows.append(
-            {
-                "id": str(full["id"]),
-                "task_type": full["task_type"],
-                "category": full["category"],
-                "record": json.dumps(full, ensure_ascii=False, sort_keys=True),
-            }
+            {"id": str(full["id"]), "task_type": full["task_type"], "category": full["category"], "record": raw}
         )
     return rows
 
@@ -206,9 +205,13 @@ def check_loadable(records: list[dict], src: Path, root: Path) -> None:
     ``hooks.doc_to_visual`` names record, field and file then)."""
     if not records:
         raise RecordError(f"{src}: holds no records (an empty split); write at least one record or drop the task")
+    seen: set[str] = set()  # few-shot examples and shared images are named by many records: look once
     for k, rec in enumerate(records, start=1):
         for path in iter_images(rec):
             full = path if os.path.isabs(path) else os.path.join(root, path)
+            if full in seen:
+                continue
+            seen.add(full)
             if not os.path.exists(full):
                 raise RecordError(
                     f"{src}, record #{k} id={rec.get('id')!r}: field 'image' names {path!r}, which does not exist "
@@ -307,6 +310,8 @@ def _key(cfg: dict) -> tuple[str, str]:
 
 def no_records_reason(task) -> str | None:
     """Why an lmms-eval task of ours has no records in its release (None: it has records, or is not ours)."""
+    if not NO_RECORDS:  # the usual case; this runs for every doc
+        return None
     cfg = getattr(task, "config", None)
     key = (str(getattr(cfg, "dataset_path", "") or ""), str(getattr(cfg, "dataset_name", "") or ""))
     return NO_RECORDS.get(key)

@@ -35,11 +35,13 @@ The wrapped methods are internals, not a public contract: the package pins
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
 import os
 import sys
+import weakref
 
 log = logging.getLogger("ambi_plugin")
 
@@ -150,14 +152,24 @@ def _patch_process_results() -> None:
     original = ConfigurableTask.process_results
     if getattr(original, _MARK, False):
         return
+    asked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # task object -> ours? (nothing set on the task)
 
     @functools.wraps(original)
     def process_results(self, *args, **kwargs):
-        from ambi_plugin.lmms.ownership import config_is_ours
+        # asked once per task object (this runs for every item); not ``config or {}``: lmms-eval's TaskConfig
+        # is an (empty) dict subclass, falsy however it is set
+        try:
+            ours = asked.get(self)
+        except TypeError:  # not weakly referenceable: ask every time
+            ours = None
+        if ours is None:
+            from ambi_plugin.lmms.ownership import config_is_ours
 
-        # not ``config or {}``: lmms-eval's TaskConfig is an (empty) dict subclass, falsy however it is set
-        config = getattr(self, "config", None)
-        if config is None or not config_is_ours(config):
+            config = getattr(self, "config", None)
+            ours = config is not None and config_is_ours(config)
+            with contextlib.suppress(TypeError):
+                asked[self] = ours
+        if not ours:
             return original(self, *args, **kwargs)
         from ambi_plugin.lmms import task_kwargs
 

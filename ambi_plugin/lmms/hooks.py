@@ -41,11 +41,26 @@ class PromptError(ValueError):
     """A prompt template needs a field the record does not have."""
 
 
-@lru_cache(maxsize=1 << 17)
+# lmms-eval reads a doc several times (prompt, visuals, scoring), far apart: each record's JSON is decoded once
+# per process (the harness copy's rows are remembered when it is built), up to _DECODED_MAX records; past that the
+# memory starts again (docs/performance.md: memory stays linear in the items)
+_DECODED: dict[str, dict] = {}
+_DECODED_MAX = 1 << 17
+
+
+def remember(raw: str, record: dict) -> None:
+    """Note that ``raw`` (a harness row's ``record`` column) decodes to ``record``."""
+    if len(_DECODED) >= _DECODED_MAX:
+        _DECODED.clear()
+    _DECODED[raw] = record
+
+
 def _loads(raw: str) -> dict:
-    # lmms-eval reads a doc several times (prompt, visuals, scoring) and far apart: one decode per record per
-    # process for tasks up to 131,072 records (docs/performance.md: memory stays linear in the items)
-    return json.loads(raw)
+    record = _DECODED.get(raw)
+    if record is None:
+        record = json.loads(raw)
+        remember(raw, record)
+    return record
 
 
 def record_of(doc: dict) -> dict:
