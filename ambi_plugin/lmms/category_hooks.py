@@ -44,8 +44,12 @@ def derived_metrics(task) -> list[str]:
     have = set(getattr(task, "_metric_fn_list", {}) or {})
     names: dict[str, None] = {}
     rows = dataset[split]
-    # our harness rows carry the record as JSON: read that one column (row dicts cost far more to build)
-    docs = ({"record": raw} for raw in rows["record"]) if "record" in rows.column_names else rows
+    # our harness rows carry the record as JSON: read that one column straight from Arrow (row dicts, or iterating
+    # the datasets column, cost far more)
+    if "record" in rows.column_names:
+        docs = ({"record": raw} for raw in rows.with_format("arrow")["record"].to_pylist())
+    else:
+        docs = rows
     for doc in docs:
         for name in expected_metrics(doc, cfg.process_results):
             if name not in have:

@@ -32,6 +32,8 @@ records file its tasks read.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
 import math
@@ -260,6 +262,21 @@ def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
     return out
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector paused while a records file is read and its harness copy written, then
+    restored as it was. The records are plain acyclic dicts and lists, but allocating hundreds of thousands of them
+    with lmms-eval, torch and transformers already in memory makes the collector walk that whole heap again and
+    again: a third of the loader's time at 100,000 records (docs/performance.md)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) -> Path:
     """Return a local JSONL (harness rows) for ``ambi://<source>`` + records ``name``.
 
@@ -289,9 +306,10 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
     out = out_dir / f"{name}-{digest}.jsonl"
     with FileLock(str(out) + ".lock"):
         if not out.exists():
-            records = read_records(src)  # validates; raises RecordError naming file, line, record, field
-            check_loadable(records, src, root)
-            write_records(out, harness_rows(records, root))
+            with _collector_paused():
+                records = read_records(src)  # validates; raises RecordError naming file, line, record, field
+                check_loadable(records, src, root)
+                write_records(out, harness_rows(records, root))
     LOADED[(dataset_path, name)] = root
     return out
 

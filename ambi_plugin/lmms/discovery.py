@@ -43,6 +43,8 @@ import os
 import sys
 import weakref
 
+from ambi_plugin.lmms import task_kwargs  # light (contextvars only); read on every item scored
+
 log = logging.getLogger("ambi_plugin")
 
 _MARK = "__ambi_plugin_wrapped__"
@@ -171,10 +173,11 @@ def _patch_process_results() -> None:
                 asked[self] = ours
         if not ours:
             return original(self, *args, **kwargs)
-        from ambi_plugin.lmms import task_kwargs
-
-        with task_kwargs.using(getattr(self, "lmms_eval_specific_kwargs", None)):
+        token = task_kwargs.enter(getattr(self, "lmms_eval_specific_kwargs", None))
+        try:
             return original(self, *args, **kwargs)
+        finally:
+            task_kwargs.leave(token)
 
     setattr(process_results, _MARK, True)
     ConfigurableTask.process_results = process_results

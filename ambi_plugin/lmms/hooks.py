@@ -134,9 +134,12 @@ def prompt_fields(
         style = rec.get("option_style") or "letter"
         case = kwargs.get("option_case")
         labels = [_label(i, style, case) for i in range(len(opts))]
-        fields["options"] = "\n".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
-        fields["options_inline"] = " ".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
-        fields["choices"] = ", ".join(f"{lab}: {o}" for lab, o in zip(labels, opts))
+        if needed is None or "options" in needed:
+            fields["options"] = "\n".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
+        if needed is None or "options_inline" in needed:
+            fields["options_inline"] = " ".join(f"{lab}. {o}" for lab, o in zip(labels, opts))
+        if needed is None or "choices" in needed:
+            fields["choices"] = ", ".join(f"{lab}: {o}" for lab, o in zip(labels, opts))
     if rec.get("fewshot"):  # {fewshot}, {n}, {image}: interleaved few-shot examples (core/fewshot.py)
         from ambi_plugin.core.fewshot import fewshot_fields
 

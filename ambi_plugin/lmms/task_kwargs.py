@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any
 
 _CURRENT: ContextVar[Mapping[str, Any] | None] = ContextVar("ambi_task_kwargs", default=None)
@@ -21,6 +21,15 @@ _CURRENT: ContextVar[Mapping[str, Any] | None] = ContextVar("ambi_task_kwargs", 
 def current() -> Mapping[str, Any]:
     """The kwargs of the task whose results are being processed ({} outside such a call)."""
     return _CURRENT.get() or {}
+
+
+def enter(kwargs: Mapping[str, Any] | None) -> Token:
+    """Make ``kwargs`` current until :func:`leave` with the returned token (the per-item form of :func:`using`)."""
+    return _CURRENT.set(kwargs if isinstance(kwargs, Mapping) else None)
+
+
+def leave(token: Token) -> None:
+    _CURRENT.reset(token)
 
 
 @contextlib.contextmanager
@@ -33,4 +42,4 @@ def using(kwargs: Mapping[str, Any] | None) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
-__all__ = ["current", "using"]
+__all__ = ["current", "enter", "leave", "using"]
