@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -34,7 +35,8 @@ def _timed(fn, items, workers: int) -> float:
 
 
 def main() -> None:
-    from ambi_plugin.judge.loopback import LoopbackChatServer
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support: the loopback server
+    from support.chat_server import LoopbackChatServer
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--latency", type=float, default=0.05, help="server reply delay in seconds")

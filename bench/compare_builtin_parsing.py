@@ -3,13 +3,18 @@
     python bench/compare_builtin_parsing.py
 
 Runs our parsers and lmms-eval's installed built-in ``illusionbench`` / ``illusionvqa`` code on the same
-realistic model outputs (``ambi_plugin.lmms.builtin_compare``). The docs hold this script's output; a test
+realistic model outputs (``tests/support/builtin_compare.py``). The docs hold this script's output; a test
 checks they are up to date.
 """
 
 from __future__ import annotations
 
-from ambi_plugin.lmms.builtin_compare import ILLUSIONBENCH_CASES, ILLUSIONVQA_CASES, markdown
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support: the comparison's cases
+
+from support.builtin_compare import ILLUSIONBENCH_CASES, ILLUSIONVQA_CASES, markdown
 
 
 def main() -> None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/support: helpers that are not the package's
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -38,7 +41,7 @@ def shared_data() -> Path:
 def ambibench_fixtures_dir() -> Path:
     """``ambi://ambibench`` resolves to the generated AmbiBench fixtures in tests (the release is not
     available offline); subprocesses (lmms-eval runs) inherit the variable."""
-    from ambi_plugin.benchmarks.ambibench.fixtures import ensure_fixtures
+    from support.ambibench_fixtures import ensure_fixtures
 
     path = ensure_fixtures()
     os.environ["AMBI_AMBIBENCH_DIR"] = str(path)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from support.ambibench_fixtures import partial_response
 
 from ambi_plugin.benchmarks import ambibench as AB
 from ambi_plugin.benchmarks.ambibench.examples import outputs_by_id
-from ambi_plugin.benchmarks.ambibench.fixtures import partial_response
 from ambi_plugin.benchmarks.ambibench.importer import (
     ImportErrorAt,
     import_release,
@@ -255,7 +255,8 @@ def test_visual_anagrams_import_as_multiview_items(tmp_path, shared_data):
 
 
 def test_cli_import_matches_the_fixtures(tmp_path, capsys, ambibench_fixtures_dir):
-    from ambi_plugin.benchmarks.ambibench.fixtures import build_release
+    from support.ambibench_fixtures import build_release
+
     from ambi_plugin.cli import main
 
     release = build_release(tmp_path / "release")

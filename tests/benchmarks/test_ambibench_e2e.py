@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 
 import pytest
+from support.ambibench_fixtures import partial_response
 
 from ambi_plugin.benchmarks import ambibench as AB
 from ambi_plugin.benchmarks.ambibench.examples import outputs_by_id
-from ambi_plugin.benchmarks.ambibench.fixtures import partial_response
 from ambi_plugin.core.answers import gold_response, wrong_response
 from ambi_plugin.core.coords import from_original_pixels
 from ambi_plugin.core.schema import read_records

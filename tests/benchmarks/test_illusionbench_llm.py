@@ -4,6 +4,7 @@ backend against a loopback chat server whose five replies per prompt are scripte
 from __future__ import annotations
 
 import pytest
+from support.chat_server import LoopbackChatServer
 
 from ambi_plugin.benchmarks.illusionbench.llm import (
     ROUNDS,
@@ -16,7 +17,6 @@ from ambi_plugin.benchmarks.illusionbench.llm import (
 )
 from ambi_plugin.core.scoring import aggregate
 from ambi_plugin.judge import make_judge
-from ambi_plugin.judge.loopback import LoopbackChatServer
 
 
 def _tf(rid: str, statement: str, gold: bool, cat: str = "classic", diff: str = "easy") -> dict:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from ambi_plugin.lmms.builtin_compare import ILLUSIONBENCH_CASES, ILLUSIONVQA_CASES, markdown, rows
+from support.builtin_compare import ILLUSIONBENCH_CASES, ILLUSIONVQA_CASES, markdown, rows
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

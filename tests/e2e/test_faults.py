@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+from support.chat_server import LoopbackChatServer, Reply, oracle_responder
 
-from ambi_plugin.judge.loopback import LoopbackChatServer, Reply, oracle_responder
 from ambi_plugin.lmms.cli_run import lmms_eval_argv, replay_args, run_lmms_eval
 from ambi_plugin.replayfile import write_reference_predictions
 from ambi_plugin.report import task_metrics

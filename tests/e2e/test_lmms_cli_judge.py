@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.chat_server import LoopbackChatServer, oracle_responder
 
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.judge import templates as T
-from ambi_plugin.judge.loopback import LoopbackChatServer, oracle_responder
 from ambi_plugin.judge.templates import template_hashes
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
 from ambi_plugin.lmms.datasets import source_root

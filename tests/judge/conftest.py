@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from support.chat_server import LoopbackChatServer
 
 from ambi_plugin.judge import JudgeSettings, make_judge, reset_judge
-from ambi_plugin.judge.loopback import LoopbackChatServer
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import lmms_eval.llm_judge  # noqa: F401 - a hard dependency of the test extras
 import pytest
+from support.chat_server import Reply
 
 from ambi_plugin.judge import JudgeConfigError, JudgeSettings, make_judge
-from ambi_plugin.judge.loopback import Reply
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from support.chat_server import Reply
 
 from ambi_plugin.judge import FatalJudgeError
-from ambi_plugin.judge.loopback import Reply
 
 Q = "There is a visual illusion in the image."
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from support.chat_server import oracle_responder
+
 from ambi_plugin.core.matching import OfflineMatcher
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
 from ambi_plugin.judge import get_judge, set_judge
-from ambi_plugin.judge.loopback import oracle_responder
 
 HYBRID = {
     "id": "h1",

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from conftest import is_gold, response, via_right
+from support.chat_server import LoopbackChatServer, oracle_responder
 
 from ambi_plugin.cli import main
 from ambi_plugin.judge import make_judge
-from ambi_plugin.judge.loopback import LoopbackChatServer, oracle_responder
 from ambi_plugin.replayfile import expand_tasks, task_records
 from ambi_plugin.scorefile import ScoreError, column_setting, score_answers
 

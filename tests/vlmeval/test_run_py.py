@@ -178,7 +178,7 @@ def test_judge_exact_matching_through_run_py_is_rule_based_only(tmp_path, env):
 
 
 def test_judge_model_goes_to_the_openai_backend_at_the_judge_base_url(tmp_path, env):
-    from ambi_plugin.judge.loopback import LoopbackChatServer
+    from support.chat_server import LoopbackChatServer
 
     answers = tmp_path / "gold.jsonl"
     write_reference_predictions(answers, tasks=JUDGED, mode="gold")
