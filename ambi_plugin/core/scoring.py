@@ -228,13 +228,103 @@ def _judge_for(judge: Any, matcher: Matcher | None) -> Any:
     return get_judge()
 
 
+# One scorer per task type: (record, parse result, parsed value or None, judge getter) -> the item's fields. The
+# judge getter is called only by the types a judge decides (open, region, description).
+Scorer = Callable[[dict, Any, Any, Callable[[], Any]], dict]
+
+
+def _score_choice(record: dict, parsed, value, judge) -> dict:
+    return {"pred": value, "correct": value is not None and value == record["answer_index"]}
+
+
+def _score_multi_choice(record: dict, parsed, value, judge) -> dict:
+    return {
+        "pred": sorted(value) if value is not None else None,
+        "correct": M.exact_set_match(value, record["answer_indices"] or [record.get("none_index")]),
+    }
+
+
+def _score_bool(record: dict, parsed, value, judge) -> dict:
+    gold = bool(record["answer_bool"])
+    return {"pred_bool": value, "gold_bool": gold, "correct": value is not None and value == gold}
+
+
+def _score_localization(record: dict, parsed, value, judge) -> dict:
+    # the model's coordinate system (record / per-model ``box_format``) -> original pixels (core/coords.py)
+    pred = to_original_pixels(value, record) if value is not None else []
+    gold = [list(b["box"]) for b in record["boxes"]]
+    hit = bool(parsed.ok) and M.image_hit(pred, gold)
+    return {
+        "pred_boxes": pred,
+        "gold_boxes": gold,
+        # single / combined as the record says (never read from the number of boxes: "old man face" is one box
+        # and combined); without one, the item counts in ap50 / hit_rate only
+        "group": next((b["group"] for b in record["boxes"] if b.get("group")), "unknown"),
+        "hit": hit,
+        "correct": hit,
+    }
+
+
+def _score_perception(record: dict, parsed, value, judge) -> dict:
+    # an out-of-range label (-1) parsed but matches neither answer: N/A on illusions, inaccurate on controls
+    pixel = record.get("pixel_answer_indices") or [record["pixel_answer_index"]]
+    human = record.get("human_answer_indices") or [record["human_answer_index"]]
+    is_illusion = bool(record["is_illusion"])
+    listed = record.get("pixel_answer_indices") or record.get("human_answer_indices")
+    gold = (human if record.get("prompt_kind") == "human" else pixel) if listed else [record["answer_index"]]
+    return {
+        "pred": value,
+        "is_illusion": is_illusion,
+        "outcome": M.perception_outcome(value, pixel, human, is_illusion),
+        "correct": value is not None and value in gold,
+    }
+
+
+def _score_color_naming(record: dict, parsed, value, judge) -> dict:
+    # RCID filter: the first color term against the pixel and the human color lists (core/colors.py)
+    from ambi_plugin.core.colors import color_matches
+
+    is_illusion = bool(record["is_illusion"])
+    in_pixel, in_human = color_matches(value, record["pixel_colors"]), color_matches(value, record["human_colors"])
+    if value is None:
+        outcome = "unparsed"
+    elif is_illusion:
+        outcome = "human_like" if in_human else "no_illusion" if in_pixel else "na"
+    else:
+        outcome = "accurate" if in_pixel else "inaccurate"
+    return {
+        "pred": str(value) if value is not None else None,
+        "is_illusion": is_illusion,
+        "outcome": outcome,
+        "correct": in_human if record.get("prompt_kind") == "human" else in_pixel,
+    }
+
+
+SCORERS: dict[str, Scorer] = {
+    "choice": _score_choice,
+    "multi_choice": _score_multi_choice,
+    "true_false": _score_bool,
+    "yes_no": _score_bool,
+    "open": lambda record, parsed, value, judge: _score_open(record, parsed, judge()),
+    "region": lambda record, parsed, value, judge: _score_open(record, parsed, judge()),
+    "localization": _score_localization,
+    "description": lambda record, parsed, value, judge: _score_description(record, parsed, judge()),
+    "perception": _score_perception,
+    "color_naming": _score_color_naming,
+}
+
+
 def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, judge: Any = None) -> dict:
-    """Score one response against its record. Never raises on the response.
+    """Score one response against its record with its task type's scorer (:data:`SCORERS`). Never raises on
+    the response.
 
     Open, region and description items use ``judge`` (default: the configured judge,
     ``ambi_plugin.judge.get_judge()``); ``matcher`` is a shortcut for an offline judge using that Matcher.
     """
     ttype = record["task_type"]
+    scorer = SCORERS.get(ttype)
+    if scorer is None:  # pragma: no cover - validate_record rejects unknown types
+        raise ValueError(f"unknown task_type {ttype!r}")
     parsed = _parse(record, response)
     item: dict[str, Any] = {
         "id": record.get("id"),
@@ -244,57 +334,7 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, j
         "breakdown": record.get("breakdown") or {},
     }
     value = parsed.value if parsed.ok else None
-    if ttype == "choice":
-        item["pred"] = value
-        item["correct"] = value is not None and value == record["answer_index"]
-    elif ttype == "multi_choice":
-        item["pred"] = sorted(value) if value is not None else None
-        item["correct"] = M.exact_set_match(value, record["answer_indices"] or [record.get("none_index")])
-    elif ttype in ("true_false", "yes_no"):
-        item["pred_bool"] = value
-        item["gold_bool"] = bool(record["answer_bool"])
-        item["correct"] = value is not None and value == item["gold_bool"]
-    elif ttype in ("open", "region"):
-        item.update(_score_open(record, parsed, _judge_for(judge, matcher)))
-    elif ttype == "localization":
-        # the model's coordinate system (record / per-model ``box_format``) -> original pixels (core/coords.py)
-        pred = to_original_pixels(value, record) if value is not None else []
-        gold = [list(b["box"]) for b in record["boxes"]]
-        item["pred_boxes"] = pred
-        item["gold_boxes"] = gold
-        # single / combined as the record says (never read from the number of boxes: "old man face" is one box
-        # and combined); without one, the item counts in ap50 / hit_rate only
-        item["group"] = next((b["group"] for b in record["boxes"] if b.get("group")), "unknown")
-        item["hit"] = bool(parsed.ok) and M.image_hit(pred, gold)
-        item["correct"] = item["hit"]
-    elif ttype == "description":
-        item.update(_score_description(record, parsed, _judge_for(judge, matcher)))
-    elif ttype == "perception":
-        # an out-of-range label (-1) parsed but matches neither answer: N/A on illusions, inaccurate on controls
-        pixel = record.get("pixel_answer_indices") or [record["pixel_answer_index"]]
-        human = record.get("human_answer_indices") or [record["human_answer_index"]]
-        item["pred"] = value
-        item["is_illusion"] = bool(record["is_illusion"])
-        item["outcome"] = M.perception_outcome(value, pixel, human, item["is_illusion"])
-        listed = record.get("pixel_answer_indices") or record.get("human_answer_indices")
-        gold = (human if record.get("prompt_kind") == "human" else pixel) if listed else [record["answer_index"]]
-        item["correct"] = value is not None and value in gold
-    elif ttype == "color_naming":
-        # RCID filter: the first color term against the pixel and the human color lists (core/colors.py)
-        from ambi_plugin.core.colors import color_matches
-
-        item["pred"] = str(value) if value is not None else None
-        item["is_illusion"] = bool(record["is_illusion"])
-        in_pixel, in_human = color_matches(value, record["pixel_colors"]), color_matches(value, record["human_colors"])
-        if value is None:
-            item["outcome"] = "unparsed"
-        elif item["is_illusion"]:
-            item["outcome"] = "human_like" if in_human else "no_illusion" if in_pixel else "na"
-        else:
-            item["outcome"] = "accurate" if in_pixel else "inaccurate"
-        item["correct"] = in_human if record.get("prompt_kind") == "human" else in_pixel
-    else:  # pragma: no cover - validate_record rejects unknown types
-        raise ValueError(f"unknown task_type {ttype!r}")
+    item.update(scorer(record, parsed, value, lambda: _judge_for(judge, matcher)))
     return item
 
 

@@ -78,3 +78,11 @@ def test_unordered_open_needs_every_label():
 def test_unknown_metric_message():
     with pytest.raises(KeyError, match="Expected a metric in"):
         aggregate("bleu", [])
+
+
+def test_every_task_type_has_one_scorer_and_a_metric_list():
+    from ambi_plugin.core.schema import TASK_TYPES
+    from ambi_plugin.core.scoring import METRICS_BY_TYPE, SCORERS
+
+    assert set(SCORERS) == set(TASK_TYPES)
+    assert set(METRICS_BY_TYPE) == set(TASK_TYPES)
