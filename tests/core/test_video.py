@@ -20,7 +20,8 @@ def test_frame_indices():
 
 @pytest.fixture
 def clip(tmp_path):
-    av = pytest.importorskip("av")
+    import av  # in the `lmms` extra, which the tests need throughout
+
     path = tmp_path / "clip.mp4"
     with av.open(str(path), "w") as c:
         s = c.add_stream("mpeg4", rate=8)

