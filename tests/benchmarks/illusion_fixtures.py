@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from PIL import Image, ImageDraw
+from published_layouts import lmms_illusionbench_features
 
 from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
@@ -185,7 +186,6 @@ def illusionvqa_hub_folder(root: Path, shared_data: Path, task: str, *, n: int |
 def illusionbench_lmms_hub_folder(root: Path) -> tuple[Path, list[dict]]:
     """A folder laid out as lmms-eval's converted copy (one row per question, options inline in the
     question, ``question_type`` TF / select, integer ``difficulty_level``). Returns it and its rows."""
-    import datasets
 
     hub = root / "hub_illusionbench"
     spelled = {
@@ -212,18 +212,7 @@ def illusionbench_lmms_hub_folder(root: Path) -> tuple[Path, list[dict]]:
                           "category": spelled[cat], "question_id": f"{src['image']}_{2 * j + 1}",
                           "image_name": src["image"], "difficulty_level": level})  # fmt: skip
         rows.extend({**p, "image": im} for p in plain[len(rows) :])
-    features = datasets.Features(
-        {
-            "image": datasets.Image(),
-            "question": datasets.Value("string"),
-            "answer": datasets.Value("string"),
-            "question_type": datasets.Value("string"),
-            "category": datasets.Value("string"),
-            "question_id": datasets.Value("string"),
-            "image_name": datasets.Value("string"),
-            "difficulty_level": datasets.Value("int32"),
-        }
-    )
+    features = lmms_illusionbench_features()
     _write_parquet(hub / "data", "test", rows, features)
     (hub / "README.md").write_text(
         "---\nlicense: cc-by-nc-4.0\n---\n# IllusionBench, lmms-eval layout (test fixture)\n"

@@ -253,6 +253,24 @@ def illusionbench_release(out: Path) -> Path:
     return out
 
 
+def lmms_illusionbench_features():
+    """The columns and types of lmms-lab's IllusionBench copy (as its converter writes them)."""
+    import datasets
+
+    return datasets.Features(
+        {
+            "image": datasets.Image(),
+            "question": datasets.Value("string"),
+            "answer": datasets.Value("string"),
+            "question_type": datasets.Value("string"),
+            "category": datasets.Value("string"),
+            "question_id": datasets.Value("string"),
+            "image_name": datasets.Value("string"),
+            "difficulty_level": datasets.Value("int32"),
+        }
+    )
+
+
 def illusionbench_lmms_copy(out: Path) -> Path:
     """``out`` laid out as lmms-eval's ``lmms-lab-eval/IllusionBench`` copy (``data/test-*.parquet`` + README), its
     rows made from :func:`illusionbench_entries` the way lmms-eval's converter makes them."""
@@ -284,18 +302,7 @@ def illusionbench_lmms_copy(out: Path) -> Path:
             )
             counter += 1
         tmp.unlink()
-    features = datasets.Features(
-        {
-            "image": datasets.Image(),
-            "question": datasets.Value("string"),
-            "answer": datasets.Value("string"),
-            "question_type": datasets.Value("string"),
-            "category": datasets.Value("string"),
-            "question_id": datasets.Value("string"),
-            "image_name": datasets.Value("string"),
-            "difficulty_level": datasets.Value("int32"),
-        }
-    )
+    features = lmms_illusionbench_features()
     (out / "data").mkdir(parents=True, exist_ok=True)
     datasets.Dataset.from_list(rows, features=features).to_parquet(str(out / "data" / "test-00000-of-00001.parquet"))
     (out / "README.md").write_text("---\nlicense: cc-by-nc-4.0\n---\n# IllusionBench (lmms-eval layout)\n")
