@@ -91,9 +91,18 @@ def _cmd_validate_tasks(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _harness_ready(harness: str) -> bool:
+    """Import what ``harness`` needs for a run before anything else; a failure is one line on stderr."""
+    from ambi_plugin.installcheck import require_harness
+
+    return require_harness(harness, echo=lambda msg: print(msg, file=sys.stderr))
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from ambi_plugin.demo import run_demo
 
+    if not _harness_ready("lmms-eval"):
+        return 2
     return run_demo(output=Path(args.output) if args.output else None, limit=args.limit)
 
 
@@ -113,6 +122,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     if not args.rest:
         build_parser().parse_args(["eval", "--help"])
+    if not _harness_ready("lmms-eval"):
+        return 2
     return run_eval(args.rest, echo=lambda msg: print(msg, file=sys.stderr))
 
 
@@ -347,6 +358,8 @@ PASSTHROUGH = ("lmms-eval", "eval")  # subcommands whose arguments all belong to
 def _cmd_vlmeval(args: argparse.Namespace) -> int:
     from ambi_plugin.vlmeval.launcher import main as vlmeval_main
 
+    if args.rest not in ([], ["-h"], ["--help"]) and not _harness_ready("VLMEvalKit"):
+        return 2
     return vlmeval_main(args.rest)
 
 
