@@ -121,7 +121,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ambi_plugin.lmms.eval_run import run_eval
 
     if not args.rest:
-        build_parser().parse_args(["eval", "--help"])
+        print(
+            "usage: ambi eval --model MODEL [--model_args ARGS] --tasks TASKS [--skip-missing] [lmms-eval options]",
+            file=sys.stderr,
+        )
+        print("ambi eval: error: no arguments (see: ambi eval --help)", file=sys.stderr)
+        return 2
     if not _harness_ready("lmms-eval"):
         return 2
     return run_eval(args.rest, echo=lambda msg: print(msg, file=sys.stderr))

@@ -314,6 +314,33 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
     return out
 
 
+def skip_task(task: str, dataset_path: str, name: str, reason: str) -> None:
+    """A task whose preflight failed, in a run with ``AMBI_SKIP_MISSING=1``: it runs on zero rows (the one-row
+    stand-in no model sees) and reports NaN with ``reason``; its records are never resolved."""
+    SKIPPED[task] = reason
+    if dataset_path.startswith(SCHEME) and name:
+        NO_RECORDS[(dataset_path, name)] = f"preflight failed: {reason}"
+
+
+def skipped_stand_in(dataset_path: str, name: str) -> Path | None:
+    """The stand-in file of a task skipped by the preflight, None for every other task."""
+    reason = NO_RECORDS.get((dataset_path, name)) if SKIPPED else None
+    if reason is None or not reason.startswith("preflight failed: "):
+        return None
+    out_dir = cache_dir() / "harness"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"skipped-{hashlib.sha256(f'{dataset_path}|{name}|{reason}'.encode()).hexdigest()[:16]}.jsonl"
+    if not out.exists():
+        rec = {"id": NO_RECORDS_ID, "no_records": reason}
+        row = {"id": NO_RECORDS_ID, "task_type": "none", "category": "none", "record": json.dumps(rec)}
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+    return out
+
+
+# task -> why its preflight failed (AMBI_SKIP_MISSING=1: it runs on zero rows and reports NaN)
+SKIPPED: dict[str, str] = {}
 # (dataset_path, dataset_name) -> the folder its records came from, for the results JSON's data section
 LOADED: dict[tuple[str, str], Path] = {}
 # (dataset_path, dataset_name) -> why the release has no rows for it (its tasks run on zero rows)
