@@ -233,10 +233,23 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
-    from ambi_plugin.benchmarks.status import report_lines
+    from ambi_plugin.benchmarks.status import GROUPS, report_lines
 
-    print("\n".join(report_lines()))
-    return 0
+    wanted = args.check or None
+    unknown = [b for b in wanted or [] if b not in GROUPS]
+    if unknown:
+        print(
+            f"ambi data: error: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}", file=sys.stderr
+        )
+        return 2
+    verdicts: dict[str, bool] = {}
+    print("\n".join(report_lines(wanted, verdicts)))
+    if wanted is None:
+        return 0
+    bad = [b for b in wanted if not verdicts.get(b)]
+    if bad:
+        print(f"ambi data: not usable here: {', '.join(bad)}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def _cmd_viabench(args: argparse.Namespace) -> int:
@@ -432,6 +445,13 @@ def build_parser() -> argparse.ArgumentParser:
     p["demo"].add_argument("--output", default=None, help="lmms-eval output folder (default: a folder in the cache)")
     p["demo"].add_argument("--limit", type=int, default=None, help="items per task (default: all)")
     p["results"].add_argument("path", help="results JSON or lmms-eval output folder")
+    p["data"].add_argument(
+        "--check",
+        nargs="+",
+        metavar="BENCHMARK",
+        default=None,
+        help="only these benchmarks; exit 0 when every one is usable here, 1 otherwise",
+    )
     for name in PASSTHROUGH:
         p[name].add_argument("rest", nargs=argparse.REMAINDER, help="lmms-eval's own arguments, passed unchanged")
     sc = p["score"]

@@ -110,12 +110,12 @@ def _benchmark_root(name: str) -> Path:
         reader = getattr(module, "materialize_local", None)
         if reader is not None:  # the release as downloaded (folder or zip) is converted; a canonical copy is used
             try:
-                return reader(local)
+                return _usable(reader(local), name, configured=local)
             except FileNotFoundError as exc:
                 raise DatasetSpecError(str(exc)) from None
         if not local.is_dir():
             raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
-        return local
+        return _usable(local, name)
     loader = getattr(module, "materialize_from_hub", None)
     if loader is None:
         raise DatasetSpecError(
@@ -123,6 +123,24 @@ def _benchmark_root(name: str) -> Path:
             f"and {SCHEME}<benchmark> with a local copy (AMBI_{name.upper()}_DIR or data.{name} in the ambi config)"
         )
     return loader()
+
+
+def _usable(root: Path, name: str, *, configured: Path | None = None) -> Path:
+    """``root`` when it holds records (``<records>.jsonl`` files, or a converted release's load report); otherwise
+    say what was found and which layouts are read, instead of failing later on a missing records file."""
+    from ambi_plugin.benchmarks.release import read_report
+
+    root = Path(root)
+    if root.is_dir() and (read_report(root) is not None or any(root.glob("*.jsonl"))):
+        return root
+    from ambi_plugin.benchmarks.status import expected_layout
+
+    where = configured if configured is not None else root
+    found = sorted(p.name for p in where.iterdir())[:5] if where.is_dir() else []
+    seen = f"it holds {', '.join(found)}{' ...' if len(found) == 5 else ''}" if found else "it is empty"
+    raise DatasetSpecError(
+        f"the local copy of {name} ({where}) is not usable: {seen}; expected {expected_layout(name)}"
+    )
 
 
 def _built_root(source: str) -> Path | None:
