@@ -148,6 +148,11 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} is not a JSON file: {RESULTS_EXPECTED}") from None
     if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
         raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
+    from ambi_plugin.report import format_run_header
+
+    header = format_run_header(results)
+    if header:
+        print(header + "\n")
     print(format_results_table(results))
     from ambi_plugin.benchmarks.ambibench.tables import format_tables as ambibench_tables
 
@@ -411,13 +416,31 @@ COMMANDS.update(
 # --- end VLMEvalKit
 
 
+def _version_text() -> str:
+    from importlib import metadata
+
+    import ambi_plugin
+
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return (
+        f"ambi-plugin {ambi_plugin.__version__} (lmms-eval {version('lmms-eval')}, VLMEvalKit {version('ms-vlmeval')})"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ambi",
         description="ambi-plugin: perception benchmarks for vision-language models, for lmms-eval.",
     )
+    parser.add_argument("--version", action="version", version=_version_text())
     sub = parser.add_subparsers(dest="command", metavar="<command>")
     p = {name: sub.add_parser(name, help=desc, description=desc) for name, (desc, _) in COMMANDS.items()}
+    parser.set_defaults(_subparsers=p)
 
     p["synth"].add_argument("--out", required=True, help="folder to write (replaced atomically)")
     p["synth"].add_argument("--seed", type=int, default=0, help="random seed: same seed and n, same suite (default 0)")
@@ -544,7 +567,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] and argv[0] in PASSTHROUGH and argv[1:] not in (["-h"], ["--help"]):
         args = argparse.Namespace(command=argv[0], rest=argv[1:])  # lmms-eval's arguments, untouched by argparse
     else:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # the subcommand's own usage, not the top-level one
+            subparsers = getattr(args, "_subparsers", {}) or {}
+            target = subparsers.get(args.command) or parser
+            target.error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
         parser.print_help()
         return 0

@@ -84,9 +84,7 @@ def run_child(
     )
     copier = None
     if log is not None and not capture:
-        copier = threading.Thread(
-            target=_copy_redacted, args=(proc.stdout, Path(log), secret_values(env)), daemon=True
-        )
+        copier = threading.Thread(target=_copy_redacted, args=(proc.stdout, Path(log), secret_values(env)), daemon=True)
         copier.start()
     forwarded: list[int] = []
 

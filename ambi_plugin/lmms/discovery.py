@@ -88,12 +88,15 @@ def _with_our_path(include_path):
     ours = _tasks_path()
     if not _our_yamls_are_readable(ours):
         return include_path
-    if include_path is None:
-        return [ours]
-    paths = [include_path] if isinstance(include_path, str) else list(include_path)
+    from ambi_plugin.taskindex import user_task_dirs
+
+    extra = [ours, *(str(d) for d in user_task_dirs())]  # $AMBI_TASKS_PATH: the user's own categories
+    paths = [] if include_path is None else [include_path] if isinstance(include_path, str) else list(include_path)
     norm = {os.path.realpath(p) for p in paths}
-    if os.path.realpath(ours) not in norm:
-        paths.append(ours)
+    for path in extra:
+        if os.path.realpath(path) not in norm:
+            paths.append(path)
+            norm.add(os.path.realpath(path))
     return paths
 
 

@@ -8,6 +8,7 @@ arguments are lmms-eval's own, passed through unchanged (see :func:`ambi_plugin.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import math
 import time
@@ -111,6 +112,39 @@ def _expand_patterns(requested: list[str]) -> list[str]:
     return out
 
 
+def normalize_argv(argv: Sequence[str]) -> list[str]:
+    """Our spellings of lmms-eval's options (``--model-args``) in lmms-eval's (``--model_args``)."""
+    out = []
+    for arg in argv:
+        for ours, theirs in (("--model-args", "--model_args"), ("--output-path", "--output_path")):
+            if arg == ours or arg.startswith(ours + "="):
+                arg = theirs + arg[len(ours) :]
+        out.append(arg)
+    return out
+
+
+def argument_problem(argv: Sequence[str]) -> str | None:
+    """A malformed argument, as a sentence (lmms-eval would stop with a bare ValueError after it started)."""
+    model_args = option_value(argv, "--model_args")
+    if model_args:
+        for item in (i.strip() for i in model_args.split(",")):
+            if item and "=" not in item:
+                return (
+                    f"--model_args item {item!r} has no '=': every item is KEY=VALUE, separated by commas "
+                    f"(e.g. predictions={item} for ambi_replay, pretrained={item} for a model folder)"
+                )
+    from ambi_plugin.taskindex import index
+
+    ours = list(index())
+    for name in requested_tasks(argv):
+        if any(c in name for c in "*?[") or name in ours or not name.startswith(("ambi", "AMBI")):
+            continue
+        close = difflib.get_close_matches(name, ours, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; list them with: ambi tasks"
+        return f"unknown task {name!r}{hint}"
+    return None
+
+
 def run_eval(argv: Sequence[str], *, echo=print) -> int:
     """Run ``lmms-eval <argv>`` (output shown as it runs); return 0, 1 when the run failed, a task has no results or
     was skipped, 2 when the preflight found a problem (nothing was run)."""
@@ -122,7 +156,11 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
     if argv[:1] == ["eval"]:  # `ambi eval eval --model ...` reads as lmms-eval's own subcommand
         argv = argv[1:]
     skipping = "--skip-missing" in argv
-    argv = [a for a in argv if a != "--skip-missing"]
+    argv = normalize_argv(a for a in argv if a != "--skip-missing")
+    problem = argument_problem(argv)
+    if problem:
+        echo(f"ambi eval: error: {problem}")
+        return PREFLIGHT_FAILED
     given = option_value(argv, "--output_path")
     output = Path(given).expanduser() if given else default_output()
     requested = requested_tasks(argv)
