@@ -12,6 +12,12 @@ Per-model prompt settings: datasets of ours built without a ``prompt_model`` use
 ``min_pixels``/``max_pixels``, ``InternVL3*`` -> ``internvl3`` ...); models of one run that would need
 different entries for a task are refused (run them separately).
 
+Prediction files: run.py writes them in the format ``PRED_FORMAT`` names, ``xlsx`` by default, which
+damages some answers (:mod:`ambi_plugin.vlmeval.predfile`). When every dataset of the run is ours and
+neither the environment nor VLMEvalKit's ``.env`` sets ``PRED_FORMAT``, the launcher sets it to ``json``
+(answers kept exactly) and says so; a ``PRED_FORMAT`` the user set is left alone, and so is a run with
+datasets not ours (their ``evaluate`` may expect VLMEvalKit's default).
+
 ``run.py`` logs a failing dataset and goes on with the next one (its exit code stays 0); the launcher
 then exits 1 and names the model x dataset pairs of ours (``--data``/``--model`` or the ``--config``
 JSON) that wrote no score file during the run.
@@ -132,6 +138,29 @@ def missing_scores(argv: Sequence[str], since: float = 0.0) -> list[str]:
     return [f"{model} x {name}" for model in models for name in data if not written(model, name)]
 
 
+def choose_pred_format(argv: Sequence[str]) -> str:
+    """Set ``PRED_FORMAT`` to the lossless format for a run of our datasets only, unless it is set; returns the
+    line that says what the run's prediction files will be."""
+    import os
+
+    from ambi_plugin.vlmeval.predfile import LOSSLESS
+
+    given = os.environ.get("PRED_FORMAT", "")
+    if given:
+        return f"prediction files in {given.lower()} (PRED_FORMAT set by you)"
+    models, ours = run_plan(argv)
+    cfg = _config(argv)
+    names = list(cfg["data"]) if cfg else _option(argv, "--data")
+    others = [n for n in names if n not in ours]
+    if others or not ours:
+        return (
+            f"prediction files in xlsx (VLMEvalKit's default; the run has datasets not ours: {', '.join(others[:3])}); "
+            f"answers of ours it damages are counted (damaged_answers); PRED_FORMAT={LOSSLESS} keeps them exactly"
+        )
+    os.environ["PRED_FORMAT"] = LOSSLESS
+    return f"prediction files in {LOSSLESS} (PRED_FORMAT={LOSSLESS}: answers kept exactly; xlsx damages some)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import time
 
@@ -158,7 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import vlmeval.run as run
     from vlmeval.smp import load_env
 
-    load_env()
+    load_env()  # VLMEvalKit's .env may set PRED_FORMAT: read it first
+    if not helping:
+        print(f"ambi vlmeval: {choose_pred_format(argv)}", file=sys.stderr)
     sys.argv = ["run.py", *argv]
     start = time.time() - 1.0  # file systems with coarse time stamps
     run.main()
@@ -171,4 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["LauncherError", "choose_prompt_model", "expand_data_args", "main", "missing_scores", "run_plan"]
+__all__ = [
+    "LauncherError",
+    "choose_pred_format",
+    "choose_prompt_model",
+    "expand_data_args",
+    "main",
+    "missing_scores",
+    "run_plan",
+]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 import math
 
-import pandas as pd
 import pytest
-from vlmeval_run import run_vlmeval, vlmeval_scores
+from vlmeval_run import prediction_table, run_vlmeval, vlmeval_scores
 
 from ambi_plugin.lmms import hooks
 from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
@@ -58,11 +57,12 @@ def test_gold_answers_through_run_py_score_best_and_keep_prompts(tmp_path, env):
         bad = {m: v for m, v in scores[task].items() if not _best(m, v)}
         assert not bad, f"{task}: {bad}"
         # VLMEvalKit's prediction file holds our prompt and the replayed answer of every record
-        pred = pd.read_excel(next((work / "ambi_replay").rglob(f"ambi_replay_{task}.xlsx")))
+        path, rows = prediction_table(str(next((work / "ambi_replay").rglob(f"ambi_replay_{task}_score.json")))[:-11])
+        assert path.suffix == ".json"  # the launcher's default format
         spec = spec_from_info(expand_tasks(task)[0])
         docs, kwargs = read_docs(spec), spec.prompt_kwargs_for(None)
-        assert list(pred["question"]) == [hooks.doc_to_text(d, kwargs) for d in docs]
-        assert [str(p).strip() for p in pred["prediction"]] == [hooks.doc_to_target(d).strip() for d in docs]
+        assert [r["question"] for r in rows] == [hooks.doc_to_text(d, kwargs) for d in docs]
+        assert [r["prediction"].strip() for r in rows] == [hooks.doc_to_target(d).strip() for d in docs]
 
 
 def test_config_json_with_generated_class_names(tmp_path, env):
