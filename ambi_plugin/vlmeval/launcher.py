@@ -205,37 +205,46 @@ def json_by_columns(argv: Sequence[str]) -> list[Path]:
     return done
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    import time
-
-    argv = expand_data_args(list(sys.argv[1:] if argv is None else argv))
+def prepare(argv: Sequence[str], prog: str = "ambi vlmeval") -> list[str]:
+    """What the launcher does before run.py's main (also done by the plain run.py hook,
+    :mod:`ambi_plugin.vlmeval.plainrun`): register our tasks, expand our groups, choose the per-model prompt
+    entry and the prediction format, prepare json files to resume from; each choice is said on stderr. Returns
+    the arguments for run.py. Raises VLMEvalKitMissing, LauncherError or PromptModelError (one line each)."""
     from ambi_plugin.vlmeval import prompt_model as pm
-    from ambi_plugin.vlmeval.registry import VLMEvalKitMissing, register
+    from ambi_plugin.vlmeval.registry import register
 
-    try:
-        register()
-    except VLMEvalKitMissing as exc:
-        print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
-        return 2
-    helping = any(a in ("-h", "--help") for a in argv)
-    if not helping:
-        try:
-            key, settings = choose_prompt_model(argv)
-        except (LauncherError, pm.PromptModelError) as exc:
-            print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
-            return 2
-        pm.set_default(key, settings)
-        if key:
-            shown = "".join(f", {k}={v}" for k, v in settings.items())
-            print(f"ambi vlmeval: our tasks use their lmms-eval entry {key!r}{shown}", file=sys.stderr)
-    import vlmeval.run as run
+    argv = expand_data_args(list(argv))
+    register()
+    if any(a in ("-h", "--help") for a in argv):
+        return argv
+    key, settings = choose_prompt_model(argv)
+    pm.set_default(key, settings)
+    if key:
+        shown = "".join(f", {k}={v}" for k, v in settings.items())
+        print(f"{prog}: our tasks use their lmms-eval entry {key!r}{shown}", file=sys.stderr)
     from vlmeval.smp import load_env
 
     load_env()  # VLMEvalKit's .env may set PRED_FORMAT: read it first
-    if not helping:
-        print(f"ambi vlmeval: {choose_pred_format(argv)}", file=sys.stderr)
-        for path in json_by_columns(argv):
-            print(f"ambi vlmeval: resuming from {path} (stored by columns so that run.py can read it)", file=sys.stderr)
+    print(f"{prog}: {choose_pred_format(argv)}", file=sys.stderr)
+    for path in json_by_columns(argv):
+        print(f"{prog}: resuming from {path} (stored by columns so that run.py can read it)", file=sys.stderr)
+    return argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import time
+
+    from ambi_plugin.vlmeval import prompt_model as pm
+    from ambi_plugin.vlmeval.registry import VLMEvalKitMissing
+
+    try:
+        argv = prepare(list(sys.argv[1:] if argv is None else argv))
+    except (VLMEvalKitMissing, LauncherError, pm.PromptModelError) as exc:
+        print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
+        return 2
+    helping = any(a in ("-h", "--help") for a in argv)
+    import vlmeval.run as run
+
     sys.argv = ["run.py", *argv]
     start = time.time() - 1.0  # file systems with coarse time stamps
     run.main()
@@ -256,6 +265,7 @@ __all__ = [
     "json_by_columns",
     "main",
     "missing_scores",
+    "prepare",
     "run_plan",
     "work_root",
 ]
