@@ -385,7 +385,9 @@ def _vlmeval_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     p["export-tsv"].add_argument("bench", help="a benchmark (ambibench, illusionvqa ...), a group or tasks (a,b)")
     p["export-tsv"].add_argument("--out", default=None, help="folder to write (default: $LMUData or ~/LMUData)")
     hook = p["vlmeval-hook"]
-    hook.add_argument("action", nargs="?", choices=("install", "remove", "status"), default="status")
+    hook.add_argument(
+        "action", nargs="?", choices=("install", "remove", "status"), default="status", help="default: status"
+    )
     hook.add_argument(
         "--site", default=None, help="folder for the .pth file (default: this environment's site-packages)"
     )
