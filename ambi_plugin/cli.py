@@ -400,17 +400,43 @@ def _cmd_export_tsv(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def _cmd_vlmeval_hook(args: argparse.Namespace) -> int:
+    from ambi_plugin.vlmeval import plainrun
+
+    path = Path(args.site or plainrun.site_dir()) / plainrun.PTH_NAME
+    if args.action == "install":
+        plainrun.install_pth(args.site)
+        print(f"wrote {path}: VLMEvalKit's own run.py now runs our tasks (ambi vlmeval-hook remove undoes it)")
+    elif args.action == "remove":
+        gone = plainrun.remove_pth(args.site)
+        print(f"removed {gone}" if gone else f"nothing to remove: {path} does not exist")
+    else:
+        print(f"installed: {path}" if path.exists() else f"not installed ({path} does not exist)")
+    return 0
+
+
 def _vlmeval_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     p["vlmeval"].add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to VLMEvalKit's run.py")
     p["vlmeval"].prefix_chars = "+"  # every --option (also --help) goes to run.py, none is parsed here
     p["export-tsv"].add_argument("bench", help="a benchmark (ambibench, illusionvqa ...), a group or tasks (a,b)")
     p["export-tsv"].add_argument("--out", default=None, help="folder to write (default: $LMUData or ~/LMUData)")
+    hook = p["vlmeval-hook"]
+    hook.add_argument(
+        "action", nargs="?", choices=("install", "remove", "status"), default="status", help="default: status"
+    )
+    hook.add_argument(
+        "--site", default=None, help="folder for the .pth file (default: this environment's site-packages)"
+    )
 
 
 COMMANDS.update(
     {
         "vlmeval": ("run VLMEvalKit's run.py with our tasks and the ambi_replay model registered", _cmd_vlmeval),
         "export-tsv": ("write a benchmark's tasks as VLMEvalKit TSV files (LMUData layout)", _cmd_export_tsv),
+        "vlmeval-hook": (
+            "install / remove / show the .pth hook that lets VLMEvalKit's own run.py run our tasks",
+            _cmd_vlmeval_hook,
+        ),
     }
 )
 # --- end VLMEvalKit
