@@ -83,11 +83,17 @@ def _cmd_validate_tasks(args: argparse.Namespace) -> int:
         from ambi_plugin.lmms.validate import validate_tasks
 
         problems = check_keys() + validate_tasks(load=not args.no_load, skipped=skipped)
-    for p in problems:
-        print(f"- {p}", file=sys.stderr)
+    for p in problems:  # one line each; the whole text with --verbose
+        text = str(p).strip()
+        print(f"- {text if args.verbose else (text.splitlines() or [''])[0]}", file=sys.stderr)
     for s in skipped:
         print(f"- skipped (data not available here) {s}", file=sys.stderr)
-    print("all task YAMLs valid" if not problems else f"{len(problems)} problem(s)")
+    summary = "all task YAMLs valid" if not problems else f"{len(problems)} problem(s)"
+    if skipped:
+        summary += f"; {len(skipped)} task(s) not loaded (their data is not available here)"
+    if problems and not args.verbose:
+        summary += " (details: --verbose)"
+    print(summary)
     return 1 if problems else 0
 
 
@@ -380,6 +386,9 @@ PASSTHROUGH = ("lmms-eval", "eval")  # subcommands whose arguments all belong to
 # `ambi export-tsv BENCH` writes LMUData TSV files.
 def _cmd_vlmeval(args: argparse.Namespace) -> int:
     from ambi_plugin.vlmeval.launcher import main as vlmeval_main
+    from ambi_plugin.vlmeval.launcher import quiet_missing_env
+
+    quiet_missing_env()
 
     if args.rest not in ([], ["-h"], ["--help"]) and not _harness_ready("VLMEvalKit"):
         return 2
@@ -491,6 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
         "its top-level keys checked against lmms-eval's, naming file, task and key",
     )
     p["validate-tasks"].add_argument("--no-load", action="store_true", help="skip building each task through lmms-eval")
+    p["validate-tasks"].add_argument("--verbose", action="store_true", help="each problem in full (default: one line)")
     p["demo"].add_argument("--output", default=None, help="lmms-eval output folder (default: a folder in the cache)")
     p["demo"].add_argument("--limit", type=int, default=None, help="items per task (default: all)")
     p["results"].add_argument("path", help="results JSON or lmms-eval output folder")

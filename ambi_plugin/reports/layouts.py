@@ -252,10 +252,11 @@ def generic_layout(task: str, metric_names: Iterable[str]) -> Layout | None:
     cols = [Column(f"all ({main})", ((task, main),)), *(Column(p, ((task, f"{main}_{p}"),)) for p in parts)]
     scale = 1.0 if main == "desc_score" else 100.0
     unit = "score" if scale == 1.0 else "%"
+    title = f"{task}: {main} ({unit})" + (" by breakdown value" if parts else "")  # one "all" column: no breakdown
     return Layout(
         f"task:{task}",
         "",
-        f"{task}: {main} ({unit}) by breakdown value",
+        title,
         tuple(cols),
         scale=scale,
         digits=4 if scale == 1.0 else 2,

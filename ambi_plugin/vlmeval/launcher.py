@@ -231,6 +231,34 @@ def prepare(argv: Sequence[str], prog: str = "ambi vlmeval") -> list[str]:
     return argv
 
 
+class _NoMissingEnvError:
+    """Drops VLMEvalKit's "Did not detect the .env file ... failed to load." ERROR record: having no .env is the
+    normal case (it only sets API keys), and an ERROR line on every start reads as a failure."""
+
+    @staticmethod
+    def filter(record) -> bool:
+        return not str(record.getMessage()).startswith("Did not detect the .env file")
+
+
+def quiet_missing_env() -> None:
+    """Silence that one record in this process (``import vlmeval`` logs it through the root logger)."""
+    import logging
+
+    root = logging.getLogger()
+    if not any(isinstance(f, _NoMissingEnvError) for f in root.filters):
+        root.addFilter(_NoMissingEnvError())
+
+
+def where_it_writes(argv: Sequence[str]) -> str:
+    """One line: where VLMEvalKit writes its outputs and reads its data."""
+    from ambi_plugin.vlmeval.tsv import lmudata_root
+
+    return (
+        f"VLMEvalKit writes predictions and scores under {work_root(argv)}/<model>/ (MMEVAL_ROOT or --work-dir "
+        f"change it) and keeps dataset TSVs in {lmudata_root()} ($LMUData)"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import time
 
@@ -243,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
         return 2
     helping = any(a in ("-h", "--help") for a in argv)
+    print(f"ambi vlmeval: {where_it_writes(argv)}", file=sys.stderr)
     import vlmeval.run as run
 
     sys.argv = ["run.py", *argv]
