@@ -458,7 +458,9 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
         or HUB_SOFT_LOCALIZATION,
     }
     resolved = {task: _resolve_source(str(src)) for task, src in sources.items()}
-    out = benchmark_cache(BENCHMARK, source_key(CONVERTER_VERSION, *(path for path, _ in resolved.values())))
+    paths = [path for path, _ in resolved.values()]
+    local = [Path(p).expanduser().resolve() for p in paths if Path(p).expanduser().exists()]
+    out = benchmark_cache(BENCHMARK, source_key(CONVERTER_VERSION, *paths, read=local))
     if (out / ".complete").is_file():
         return out
     from ambi_plugin.benchmarks.hub import load_hub_dataset

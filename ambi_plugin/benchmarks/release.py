@@ -198,8 +198,7 @@ def unpack_zip(archive: str | Path, *, benchmark: str) -> Path:
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
 
     archive = Path(archive)
-    st = archive.stat()
-    out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), str(st.st_size), str(st.st_mtime_ns)))
+    out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), read=[archive.resolve()]))
 
     def build(tmp: Path) -> None:
         with zipfile.ZipFile(archive) as zf:

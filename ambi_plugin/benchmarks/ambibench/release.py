@@ -436,10 +436,9 @@ def materialize_release(release: str | Path, *, source: str | None = None) -> Pa
         release = unpack_zip(release, benchmark=BENCHMARK)
     if not release.is_dir():
         raise FileNotFoundError(f"AmbiBench release {str(release)!r} is neither a folder nor a .zip")
-    key_parts = [CONVERTER_VERSION, str(release.resolve()), os.environ.get("AMBI_AMBIBENCH_TYPE_MAP", "")]
-    key_parts.append(os.environ.get("AMBI_AMBIBENCH_REGION_DRAWN", ""))
-    key_parts += [f"{p}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in find_metadata(release)]
-    out = benchmark_cache(BENCHMARK, "release-" + source_key(*key_parts))
+    options = [os.environ.get(k, "") for k in ("AMBI_AMBIBENCH_TYPE_MAP", "AMBI_AMBIBENCH_REGION_DRAWN")]
+    root = release.resolve()  # the conversion reads the metadata files and the media below the release folder
+    out = benchmark_cache(BENCHMARK, "release-" + source_key(CONVERTER_VERSION, str(root), *options, read=[root]))
     if (out / ".complete").is_file():
         return out
 

@@ -360,7 +360,8 @@ def materialize_folder(folder: str | Path, *, source: str | None = None, shuffle
         return folder
     seed = IB.SHUFFLE_SEED if shuffle_seed is None else int(shuffle_seed)
     env = [os.environ.get(k, "") for k in ("AMBI_ILLUSIONBENCH_CATEGORY_MAP", "AMBI_ILLUSIONBENCH_DIFFICULTY_MAP")]
-    out = benchmark_cache(IB.BENCHMARK, source_key(CONVERTER_VERSION, str(folder.resolve()), str(seed), *env))
+    root = folder.resolve()
+    out = benchmark_cache(IB.BENCHMARK, source_key(CONVERTER_VERSION, str(root), str(seed), *env, read=[root]))
     if (out / ".complete").is_file():
         return out
     label = source or str(folder)

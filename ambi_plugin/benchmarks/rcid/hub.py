@@ -214,9 +214,11 @@ def materialize_from_hub(source: str | None = None, default_type: str | None = N
         raise ValueError(f"AMBI_RCID_TYPE={dtype!r}; expected one of {', '.join(P.TYPES)}")
     local = Path(str(src)).expanduser()
     folder, label = (
-        (str(local), str(src)) if local.exists() else (str(hub_snapshot(src, benchmark="rcid")), f"hf://datasets/{src}")
+        (str(local.resolve()), str(src))
+        if local.exists()
+        else (str(hub_snapshot(src, benchmark="rcid")), f"hf://datasets/{src}")
     )
-    out = benchmark_cache("rcid", source_key("3", folder, str(dtype)))
+    out = benchmark_cache("rcid", source_key("3", folder, str(dtype), read=[Path(folder).resolve()]))
     if (out / ".complete").is_file():
         return out
     loaded = load_hub_dataset(folder, benchmark="rcid")

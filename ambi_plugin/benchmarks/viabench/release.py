@@ -279,7 +279,9 @@ def materialize_local(path: str | Path) -> Path:
         json_path = found[0]
     images = json_path.parent / "images"
     answers = os.environ.get("AMBI_VIABENCH_ANSWERS")
-    out = benchmark_cache(S.BENCHMARK, "local-" + source_key(str(json_path.parent.resolve()), answers or ""))
+    folder = json_path.parent.resolve()
+    read = [folder] + ([Path(answers).expanduser().resolve()] if answers else [])
+    out = benchmark_cache(S.BENCHMARK, "local-" + source_key(str(folder), answers or "", read=read))
     if (out / ".complete").is_file():
         return out
 
