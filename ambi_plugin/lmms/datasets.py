@@ -418,6 +418,8 @@ def data_summary(configs: dict) -> dict[str, dict]:
         }
         if key in NO_RECORDS:
             out[task]["no_records"] = NO_RECORDS[key]
+        if report.get("identity"):  # rows read = items loaded + skipped (by reason) + merged duplicates
+            out[task]["benchmark_release"] = report["identity"]
         if report.get("flagged"):
             out[task]["benchmark_flagged"] = {what: len(ids) for what, ids in report["flagged"].items()}
     return out

@@ -189,9 +189,18 @@ def load_report(manifest: dict, source: str, rows_read: int | None = None):
     report = LoadReport("rcid", source)
     counts = manifest.get("counts") or {}
     skipped = manifest.get("skipped") or []
-    report.read(rows_read if rows_read is not None else len(skipped) + sum(counts.values()))
+    items = int(manifest.get("items") or 0)
+    report.read(rows_read if rows_read is not None else items + len(skipped))
+    report.load(items)
     for name, n in counts.items():
         report.wrote(f"ambi_{name}", n)
+    for ttype, names in (manifest.get("variants") or {}).items():
+        made = (manifest.get("images") or {}).get(ttype, 0)
+        if made:
+            report.note(
+                f"{ttype}: {made} items, each asked in {len(names)} prompt variants ({', '.join(names)}): "
+                f"{made * len(names)} records (records are variants of items, not rows of the release)"
+            )
     for row in skipped:
         reason = str(row.get("reason", ""))
         kind = reason.split("(", 1)[0].strip() or "bad row"

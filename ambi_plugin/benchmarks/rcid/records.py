@@ -154,7 +154,13 @@ def write_copy(
         "benchmark": BENCHMARK,
         "source": source,
         "counts": counts,
+        "items": len(items),
         "images": {t: sum(1 for it in items if it.illusion_type == t) for t in P.TYPES},
+        # the records files each item of a type is asked in (one record per item and variant)
+        "variants": {
+            t: [n.split(f"rcid_{t}_", 1)[1] for n in files if n.startswith(f"rcid_{t}_") and counts.get(n)]
+            for t in P.TYPES
+        },  # fmt: skip
         "skipped": skipped or [],
         "n_skipped": len(skipped or []),
         "warnings": list(warnings or []),
