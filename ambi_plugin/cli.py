@@ -68,8 +68,13 @@ def _cmd_make_tiny_model(args: argparse.Namespace) -> int:
 def _cmd_replay_file(args: argparse.Namespace) -> int:
     from ambi_plugin.replayfile import write_reference_predictions
 
-    n = write_reference_predictions(Path(args.out), tasks=args.tasks, mode=args.mode, data_dir=args.data_dir)
+    without: dict[str, str] = {}
+    n = write_reference_predictions(
+        Path(args.out), tasks=args.tasks, mode=args.mode, data_dir=args.data_dir, without=without
+    )
     print(f"wrote {n} {args.mode} responses to {args.out}")
+    for task, reason in without.items():
+        print(f"  no rows for {task} (an lmms-eval run reports it NaN): {reason}")
     return 0
 
 
