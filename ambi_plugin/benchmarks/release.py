@@ -58,6 +58,7 @@ class LoadReport:
     notes: list[str] = field(default_factory=list)
     flagged: dict[str, list[str]] = field(default_factory=dict)  # what was noticed -> ids of the rows kept
     absent: dict[str, str] = field(default_factory=dict)  # records name -> why the release has no rows for it
+    results_notes: list[str] = field(default_factory=list)  # said next to every result of the benchmark
 
     def read(self, n: int = 1) -> None:
         self.rows_read += n
@@ -145,6 +146,7 @@ class LoadReport:
             "flagged": self.flagged,
             "absent": dict(sorted(self.absent.items())),
             "notes": self.notes,
+            "results_notes": self.results_notes,
         }
 
     def write(self, folder: str | Path) -> Path:

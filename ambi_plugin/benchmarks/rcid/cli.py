@@ -20,8 +20,15 @@ def write_rcid_copy(
 
         from .hub import convert
 
-        loaded = load_hub_dataset(hub, benchmark="rcid")
+        local = Path(hub).expanduser()
+        if local.exists():
+            folder = str(local.resolve())
+        else:
+            from ambi_plugin.benchmarks.release import hub_snapshot
+
+            folder = str(hub_snapshot(hub, benchmark="rcid"))
+        loaded = load_hub_dataset(folder, benchmark="rcid")
         root = replace_dir_atomically(
-            Path(out), lambda tmp: convert(loaded, tmp, source=hub, default_type=default_type)
+            Path(out), lambda tmp: convert(loaded, tmp, source=hub, default_type=default_type, download=folder)
         )
     return json.loads((Path(root) / "manifest.json").read_text(encoding="utf-8"))
