@@ -108,6 +108,7 @@ def test_lmms_eval_copy_as_its_converter_writes_it(lmms_copy):
     recs = _records(out)
     report = read_report(out)
     assert report["rows_read"] == 18  # the converter leaves out the image missing from the zip
+    assert report["identity"]["items_loaded"] == 15 and report["identity"]["adds_up"]  # 18 = 15 + 3 skipped
     kinds = {s["id"]: s["reason"].split(":")[0] for s in report["skipped"]}
     assert kinds == {
         "illusion_00.png_2": "more than four options",
