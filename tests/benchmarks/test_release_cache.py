@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from illusion_fixtures import illusionvqa_hub_folder
 from published_layouts import ambibench_release, illusionbench_release
+from rcid_fixtures import hub_layout
 
 from ambi_plugin.benchmarks.hub import source_key
 
@@ -36,7 +37,7 @@ with open(sys.argv[1], "w") as fh:
 sys.exit(rc)
 """
 
-GROUPS = "ambibench_all,ambi_illusionbench_all,ambi_illusionvqa_all"
+GROUPS = "ambibench_all,ambi_illusionbench_all,ambi_illusionvqa_all,ambi_rcid_all,ambi_viabench_val"
 
 
 def _unrelated(folder: Path, n: int = 10_000) -> Path:
@@ -50,7 +51,8 @@ def _unrelated(folder: Path, n: int = 10_000) -> Path:
 
 def _run(cwd: Path, out: Path, env: dict) -> tuple[subprocess.CompletedProcess, list]:
     seen = out.with_suffix(".seen.json")
-    args = [sys.executable, "-c", RUNNER, str(seen), "replay-file", "--tasks", GROUPS, "--mode", "gold"]
+    # garbage answers: the public VIA-Bench split has no answer key to make gold ones from
+    args = [sys.executable, "-c", RUNNER, str(seen), "replay-file", "--tasks", GROUPS, "--mode", "garbage"]
     proc = subprocess.run([*args, "--out", str(out)], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc, json.loads(seen.read_text())
@@ -82,18 +84,29 @@ def test_two_runs_from_two_crowded_folders_convert_each_release_once(
         "AMBI_AMBIBENCH_DIR": str(ambi),
         "AMBI_ILLUSIONBENCH_DIR": str(ib),
         "AMBI_ILLUSIONVQA_DIR": str(vqa),
+        "AMBI_RCID_DIR": str(hub_layout(tmp_path / "rel" / "RCID")),
+        "AMBI_VIABENCH_DIR": str(shared_data / "via_bench_val"),
     }
-    for var in ("AMBI_AMBIBENCH_TYPE_MAP", "AMBI_AMBIBENCH_REGION_DRAWN", "AMBI_ILLUSIONBENCH_CATEGORY_MAP"):
+    for var in (
+        "AMBI_AMBIBENCH_TYPE_MAP",
+        "AMBI_AMBIBENCH_REGION_DRAWN",
+        "AMBI_ILLUSIONBENCH_CATEGORY_MAP",
+        "AMBI_VIABENCH_ANSWERS",
+        "AMBI_RCID_TYPE",
+        "AMBI_RCID_CLASS_MAP",
+        "AMBI_RCID_HUMAN",
+    ):
         env.pop(var, None)  # unset options: the case that used to key the cache on the working folder
-    first, seen1 = _run(_unrelated(tmp_path / "home1"), tmp_path / "gold1.jsonl", env)
-    assert _conversions(first.stderr) == {"ambibench": 1, "illusionbench": 1, "illusionvqa": 1}, first.stderr[-3000:]
+    first, seen1 = _run(_unrelated(tmp_path / "home1"), tmp_path / "answers1.jsonl", env)
+    want = {"ambibench": 1, "illusionbench": 1, "illusionvqa": 1, "rcid": 1, "viabench": 1}
+    assert _conversions(first.stderr) == want, first.stderr[-3000:]
     assert seen1 == []  # not one of the unrelated files was opened, no folder of them listed
     # the run's own output in the working folder, and another crowded folder: nothing is converted again
     (tmp_path / "home2").mkdir()
-    second, seen2 = _run(_unrelated(tmp_path / "home2", 2_000), tmp_path / "home2" / "gold2.jsonl", env)
+    second, seen2 = _run(_unrelated(tmp_path / "home2", 2_000), tmp_path / "home2" / "answers2.jsonl", env)
     assert _conversions(second.stderr) == {}, second.stderr[-3000:]
-    assert [e for e in seen2 if not e[1].endswith(("gold2.jsonl", "gold2.jsonl.tmp", "gold2.seen.json"))] == []
-    assert (tmp_path / "gold1.jsonl").read_text() == (tmp_path / "home2" / "gold2.jsonl").read_text()
+    assert [e for e in seen2 if not e[1].endswith(("answers2.jsonl", "answers2.jsonl.tmp", "answers2.seen.json"))] == []
+    assert (tmp_path / "answers1.jsonl").read_text() == (tmp_path / "home2" / "answers2.jsonl").read_text()
     assert len([p for p in (tmp_path / "cache" / "ambibench").iterdir() if (p / ".complete").is_file()]) == 1
 
 
