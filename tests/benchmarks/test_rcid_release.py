@@ -199,3 +199,15 @@ def test_zero_shot_note_and_filter_reason_reach_the_results_json(tmp_path, monke
     from ambi_plugin.reports.layouts import RCID
 
     assert "zero-shot" in next(lay for lay in RCID if lay.key == "rcid_table_1").note
+
+
+def test_rcid_copy_imports_the_authors_data(tmp_path, capsys):
+    from ambi_plugin.cli import main
+
+    copy, human = authors_copy(tmp_path / "built")
+    out = tmp_path / "copy"
+    assert main(["rcid-copy", "--out", str(out), "--hub", str(copy), "--human", str(human)]) == 0
+    assert "skipped rows: 1" in capsys.readouterr().out
+    assert len(read_records(out / "rcid_contrast_pixel.jsonl")) == 6
+    assert len(read_records(out / "rcid_contrast_human.jsonl")) == 5
+    assert read_report(out)["identity"]["adds_up"]
