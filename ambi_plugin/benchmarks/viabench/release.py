@@ -294,7 +294,7 @@ def materialize_local(path: str | Path) -> Path:
     answers = os.environ.get("AMBI_VIABENCH_ANSWERS")
     folder = json_path.parent.resolve()
     read = [folder] + ([Path(answers).expanduser().resolve()] if answers else [])
-    out = benchmark_cache(S.BENCHMARK, "local-" + source_key(str(folder), answers or "", read=read))
+    out = benchmark_cache(S.BENCHMARK, "local-" + source_key("2", str(folder), answers or "", read=read))
     if (out / ".complete").is_file():
         return out
 
