@@ -68,8 +68,13 @@ def _cmd_make_tiny_model(args: argparse.Namespace) -> int:
 def _cmd_replay_file(args: argparse.Namespace) -> int:
     from ambi_plugin.replayfile import write_reference_predictions
 
-    n = write_reference_predictions(Path(args.out), tasks=args.tasks, mode=args.mode, data_dir=args.data_dir)
+    without: dict[str, str] = {}
+    n = write_reference_predictions(
+        Path(args.out), tasks=args.tasks, mode=args.mode, data_dir=args.data_dir, without=without
+    )
     print(f"wrote {n} {args.mode} responses to {args.out}")
+    for task, reason in without.items():
+        print(f"  no rows for {task} (an lmms-eval run reports it NaN): {reason}")
     return 0
 
 
@@ -272,7 +277,9 @@ def _cmd_viabench(args: argparse.Namespace) -> int:
 def _cmd_rcid_copy(args: argparse.Namespace) -> int:
     from ambi_plugin.benchmarks.rcid.cli import write_rcid_copy
 
-    manifest = write_rcid_copy(Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type)
+    manifest = write_rcid_copy(
+        Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type, human=args.human
+    )
     print(f"wrote an RCID copy to {args.out}: {manifest['counts']}; skipped rows: {manifest['n_skipped']}")
     return 0
 
@@ -574,8 +581,12 @@ def build_parser() -> argparse.ArgumentParser:
     rc = p["rcid-copy"]
     rc.add_argument("--out", required=True, help="folder to write (then: export AMBI_RCID_DIR=<out>)")
     rc.add_argument(
-        "--hub", default=None, help="a Hub id (mao1207/RCID) or a folder laid out like it; default: generate"
+        "--hub",
+        default=None,
+        help="a Hub id (mao1207/RCID), a folder laid out like it, or a folder of data built with the authors' code "
+        "(questions.json / train_results.json); default: generate",
     )
+    rc.add_argument("--human", default=None, help="the authors' data: a file of human answers (docs/rcid.md)")
     rc.add_argument("--n", type=int, default=8, help="generated images per illusion type (at least 8)")
     rc.add_argument("--seed", type=int, default=0, help="seed of the generated copy")
     rc.add_argument("--type", default=None, choices=("contrast", "stripe", "filter"), help="--hub: type of every row")

@@ -64,6 +64,7 @@ class Status:
     skipped: int | None = None
     absent: dict[str, str] = field(default_factory=dict)  # records files the release has no rows for -> why
     built: str | None = None  # the built copy under the data root (ambi build; AMBI_DATA_ROOT)
+    identity: dict | None = None  # rows read = items loaded + skipped + merged, of the newest converted copy
 
     @property
     def available(self) -> bool:
@@ -112,6 +113,7 @@ def status(benchmark: str) -> Status:
         if report is not None:
             st.records, st.skipped = report.get("records_total"), report.get("skipped_total")
             st.absent = dict(report.get("absent") or {})
+            st.identity = report.get("identity")
             break
     return st
 
@@ -201,6 +203,7 @@ def report_lines(benchmarks: list[str] | None = None, verdicts: dict[str, bool] 
             lines.append(f"  {repo}: {'in the HF cache' if ok else 'not in the HF cache'}")
         if st.records is not None:
             lines.append(f"  converted: {st.records} records, {st.skipped} rows skipped (see load_report.json)")
+        lines += _identity_lines(st)
         for records, why in st.absent.items():
             lines.append(f"  no records: {records} (its tasks report NaN): {why}")
         for cmd in [] if usable else st.fetch_commands():
@@ -220,7 +223,31 @@ def report_lines(benchmarks: list[str] | None = None, verdicts: dict[str, bool] 
         lines.append(f"{bench}: {state} (tasks: {GROUPS[bench]})")
         lines.append(f"  local copy: {local}" if local is not None else f"  {how}")
         lines.extend(detail)
+        lines += _identity_lines(status_of_local(bench))
     return lines
+
+
+def _identity_lines(st: Status) -> list[str]:
+    """The release report's identity (rows read = items loaded + skipped by reason + merged duplicates)."""
+    from ambi_plugin.benchmarks.release import identity_line
+
+    return [f"  release: {identity_line(st.identity)}"] if st.identity else []
+
+
+def status_of_local(benchmark: str) -> Status:
+    """A local-only benchmark's newest converted copy (its release report), for ``ambi data``."""
+    from ambi_plugin.benchmarks.release import read_report
+    from ambi_plugin.paths import cache_dir
+
+    st = Status(benchmark)
+    done = [p for p in (cache_dir() / benchmark).glob("*") if (p / ".complete").is_file()]
+    for p in sorted(done, key=lambda p: p.stat().st_mtime, reverse=True):
+        report = read_report(p)
+        if report is not None:
+            st.records, st.skipped = report.get("records_total"), report.get("skipped_total")
+            st.identity = report.get("identity")
+            break
+    return st
 
 
 __all__ = ["HUB_SOURCES", "Status", "Usability", "expected_layout", "probe", "report_lines", "status"]

@@ -463,6 +463,10 @@ def data_summary(configs: dict) -> dict[str, dict]:
         }
         if key in NO_RECORDS:
             out[task]["no_records"] = NO_RECORDS[key]
+        if report.get("results_notes"):  # e.g. RCID's Hub copy: zero-shot on a subset of the paper's data
+            out[task]["benchmark_notes"] = list(report["results_notes"])
+        if report.get("identity"):  # rows read = items loaded + skipped (by reason) + merged duplicates
+            out[task]["benchmark_release"] = report["identity"]
         if report.get("flagged"):
             out[task]["benchmark_flagged"] = {what: len(ids) for what, ids in report["flagged"].items()}
     return out
