@@ -4,6 +4,7 @@ invocations exit non-zero, and no file we write holds a planted secret (issue 21
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -104,3 +105,32 @@ def test_no_file_a_run_writes_holds_a_planted_token(tmp_path, offline_env):
         data = path.read_bytes()
         assert TOKEN.encode() not in data, f"{path} holds the planted token"
     assert json.loads(run.results_path.read_text())["ambi_plugin"]["run_id"]
+
+
+def test_an_unreachable_judge_is_told_and_its_tasks_are_nan(tmp_path, offline_env):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    task = "ambi_synth_object_open"
+    gold = tmp_path / "gold.jsonl"
+    write_reference_predictions(gold, tasks=task, mode="gold")
+    env = {**offline_env, "AMBI_CACHE": str(tmp_path / "cache"), "AMBI_JUDGE_BACKEND": "openai",
+           "AMBI_JUDGE_MODEL": "judge", "AMBI_JUDGE_BASE_URL": f"http://127.0.0.1:{port}/v1",
+           "AMBI_JUDGE_API_KEY": "x", "AMBI_JUDGE_RETRIES": "0", "AMBI_JUDGE_PARSE_RETRIES": "0",
+           "AMBI_JUDGE_TIMEOUT": "2", "AMBI_JUDGE_CACHE": "0", "NO_PROXY": "*"}  # fmt: skip
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "ambi_plugin.cli", "eval", *replay_args(gold, task), "--limit", "4",
+         "--output_path", str(out)],  # fmt: skip
+        env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 1, (proc.stdout + proc.stderr)[-3000:]
+    line = [x for x in proc.stderr.splitlines() if x.startswith("ambi eval: judge errors:")]
+    assert line and line[0].startswith(f"ambi eval: judge errors: 4 of 4 items, task {task}: <no reply"), line
+    (path,) = list(out.rglob("*_results.json"))
+    results = json.loads(path.read_text())
+    assert math.isnan(results["results"][task]["acc,none"])
+    assert results["results"][task]["judge_errors,none"] == 4
+    assert "every judgement failed" in results["ambi_plugin"]["judge"]["failed"][task]
