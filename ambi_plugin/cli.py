@@ -131,12 +131,10 @@ def _cmd_lmms_eval(args: argparse.Namespace) -> int:
 def _cmd_eval(args: argparse.Namespace) -> int:
     from ambi_plugin.lmms.eval_run import run_eval
 
-    if not args.rest:
-        print(
-            "usage: ambi eval --model MODEL [--model_args ARGS] --tasks TASKS [--skip-missing] [lmms-eval options]",
-            file=sys.stderr,
-        )
-        print("ambi eval: error: no arguments (see: ambi eval --help)", file=sys.stderr)
+    if not args.rest:  # nothing to run is a mistake: the help, and a non-zero exit
+        sub = build_parser().parse_known_args([])[0]._subparsers["eval"]
+        print(sub.format_help(), file=sys.stderr)
+        print("ambi eval: error: no arguments (at least --model and --tasks)", file=sys.stderr)
         return 2
     if not _harness_ready("lmms-eval"):
         return 2
