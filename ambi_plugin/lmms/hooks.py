@@ -103,7 +103,7 @@ def doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> l
 
         if item_errors.strict():
             raise
-        item_errors.note_record(rec.get("id"), f"{type(exc).__name__}: {exc}".splitlines()[0])
+        item_errors.note_record(rec, f"{type(exc).__name__}: {exc}".splitlines()[0])
         return [item_errors.placeholder_image()]
 
 
@@ -251,14 +251,14 @@ def score_response(rec: dict, results: list) -> dict:
     set (:mod:`ambi_plugin.lmms.item_errors`)."""
     from ambi_plugin.lmms import item_errors
 
-    response = item_errors.scored_response(rec.get("id"), results[0] if results else "")
+    response = item_errors.scored_response(rec, results[0] if results else "")
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)
     # per-model scoring settings of the running task (box_format ...; core/coords.py, lmms/task_kwargs.py)
     rec = with_model_settings(rec, task_kwargs.current())
     item = score_item(rec, response)
     item["response"] = response
-    return item_errors.mark(item, rec.get("id"))
+    return item_errors.mark(item, rec)
 
 
 def process_results(doc: dict, results: list) -> dict:

@@ -17,7 +17,7 @@ import threading
 MAX_LISTED = 50  # ids kept per task in the results JSON (the count is always exact)
 
 _lock = threading.Lock()
-_by_record: dict[str, str] = {}  # record id -> why it could not be read
+_by_record: dict[tuple[str, str], str] = {}  # (record id, its media) -> why it could not be read
 _by_task: dict[str, dict[str, str]] = {}  # task -> {record id: reason}
 _told: set[str] = set()
 
@@ -28,9 +28,14 @@ def strict() -> bool:
     return strict_mode()
 
 
-def note_record(rid, reason: str) -> None:
-    """Record ``rid`` could not be read (its visuals); told once on stderr."""
-    key = str(rid)
+def _key(rec: dict) -> tuple[str, str]:
+    """A record by its id and its media: ids repeat across tasks (and releases), an unreadable file is per media."""
+    return (str(rec.get("id")), repr(rec.get("video") or rec.get("image")))
+
+
+def note_record(rec: dict, reason: str) -> None:
+    """The record's visuals could not be read; told once on stderr."""
+    key = _key(rec)
     with _lock:
         _by_record[key] = reason
         first = key not in _told
@@ -39,20 +44,20 @@ def note_record(rid, reason: str) -> None:
         print(f"ambi-plugin: item error (scored as wrong; AMBI_STRICT=1 stops instead): {reason}", file=sys.stderr)
 
 
-def error_of(rid) -> str | None:
+def error_of(rec: dict) -> str | None:
     if not _by_record:  # the usual case: every item read
         return None
-    return _by_record.get(str(rid))
+    return _by_record.get(_key(rec))
 
 
-def scored_response(rid, response):
+def scored_response(rec: dict, response):
     """The response to score: the model's, or an empty answer for an item whose visuals could not be read."""
-    return "" if error_of(rid) is not None else response
+    return "" if error_of(rec) is not None else response
 
 
-def mark(item: dict, rid) -> dict:
+def mark(item: dict, rec: dict) -> dict:
     """Set ``item_error`` on a scored item whose visuals could not be read."""
-    error = error_of(rid)
+    error = error_of(rec)
     if error is not None:
         item["item_error"] = error
     return item

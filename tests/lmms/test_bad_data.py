@@ -59,7 +59,8 @@ def test_empty_split_names_the_file(data_dir):
     assert str(src) in str(err.value)
 
 
-def test_truncated_image_names_record_field_and_file(data_dir):
+def test_truncated_image_names_record_field_and_file(data_dir, monkeypatch):
+    monkeypatch.setenv("AMBI_STRICT", "1")  # strict mode stops on it; by default it is that item's error
     write(data_dir, "trunc", [{**BASE, "id": "t1", "image": "truncated.png"}])
     row = json.loads(resolve_jsonl("ambi://local", "trunc").read_text().splitlines()[0])
     with pytest.raises(OSError) as err:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from PIL import Image
@@ -47,12 +48,21 @@ def test_prompt_missing_field_is_named(image):
         hooks.doc_to_text(_doc(rec), {"prompt": "Find the {object}"})
 
 
-def test_unreadable_image_names_record_and_field(tmp_path):
+def test_unreadable_image_names_record_and_field(tmp_path, monkeypatch):
+    from ambi_plugin.lmms import item_errors
+
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"not an image")
     rec = {"id": "z9", "benchmark": "b", "category": "c", "task_type": "yes_no", "answer_bool": True, "image": str(bad)}
+    monkeypatch.setenv("AMBI_STRICT", "1")  # strict: the run stops, naming record, field and file
     with pytest.raises(OSError, match=r"z9.*'image'.*broken\.png"):
         hooks.doc_to_visual(_doc(rec))
+    monkeypatch.setenv("AMBI_STRICT", "0")  # default: that item's error, with the same message (issue 20)
+    (placeholder,) = hooks.doc_to_visual(_doc(rec))
+    assert placeholder.size == (28, 28)
+    assert re.search(r"z9.*'image'.*broken\.png", item_errors.error_of(rec))
+    item = hooks.process_results(_doc(rec), ["Yes"])["acc"]  # "Yes" is right, but the model never saw the image
+    assert item["correct"] is False and item["item_error"] == item_errors.error_of(rec)
 
 
 RECORDS = [

@@ -79,8 +79,8 @@ def _score(doc: dict, results: list) -> dict:
     from ambi_plugin.lmms import item_errors
 
     rec = record(doc)
-    item = scoring.score_item(rec, item_errors.scored_response(rec.get("id"), _response(results)))
-    return item_errors.mark(item, rec.get("id"))
+    item = scoring.score_item(rec, item_errors.scored_response(rec, _response(results)))
+    return item_errors.mark(item, rec)
 
 
 def process_results(doc: dict, results: list) -> dict:
