@@ -76,3 +76,16 @@ def test_vlmeval_without_vlmevalkit_names_the_extra(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert len(lines) == 1 and "VLMEvalKit cannot start" in lines[0], proc.stderr
     assert "pip install 'ambi-plugin[vlmeval]'" in lines[0]
+
+
+def test_the_lock_file_the_pin_and_the_weekly_ci_key():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pins = dict(line.split("==", 1) for line in (root / "constraints.txt").read_text().splitlines() if "==" in line)
+    assert int(pins["filelock"].split(".")[0]) < 4 and pins["lmms_eval"].startswith("0.7.")
+    assert '"filelock>=3.12,<4"' in (root / "pyproject.toml").read_text()
+    assert 'pip install -e ".[lmms,dev,judge,vlmeval]" -c constraints.txt' in (root / "README.md").read_text()
+    ci = (root / ".ci" / "run").read_text()
+    assert "week=$(date -u +%G-W%V)" in ci and "-$week" in ci  # the virtualenv is resolved afresh every ISO week
+    assert "-m fresh_install" in ci

@@ -37,6 +37,13 @@ _EXAMPLE_ANSWER: dict[str, dict[str, Any]] = {
         "is_illusion": True,
         "prompt_kind": "human",
     },
+    "color_naming": {
+        "question": "What color is the star?",
+        "pixel_colors": ["green"],
+        "human_colors": ["blue"],
+        "is_illusion": True,
+        "prompt_kind": "human",
+    },
 }
 
 
