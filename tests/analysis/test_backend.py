@@ -66,6 +66,14 @@ def test_capture_through_the_backend_is_resumable(lm, records, tmp_path):
     assert list(acts["ids"]) == ["b0", "b1", "b2"]
     summary = json.loads((tmp_path / "bistable" / "capture.json").read_text())
     assert summary["prompts_are_ours"] and summary["layout"]["n_heads"] == 4 and summary["position"] == "last_prompt"
+    # stored at 16 bits (bfloat16 bits), the dtype recorded; loaded back as float32
+    assert summary["stored_dtype"] == "bfloat16" and summary["bytes_per_image"] == 2 * 4 * 4 * 16 * 2
+    with np.load(tmp_path / "bistable" / "activations.npz") as z:
+        assert z["pre"].dtype == np.uint16 and str(z["dtype"]) == "bfloat16"
+    assert acts["pre"].dtype == np.float32 and np.abs(acts["pre"]).sum() > 0
+    one = next((tmp_path / "bistable" / "acts").glob("*.npz"))
+    with np.load(one) as z:
+        assert z["pre"].nbytes + z["post"].nbytes == summary["bytes_per_image"]
     assert len(summary["items"]) == 3 and all(it["second"] for it in summary["items"])
     assert remaining_hooks(lm) == []
 
