@@ -34,7 +34,7 @@ def cmd_capture(args: argparse.Namespace, lm=None) -> int:
             lm, records, args.out, category=category, position=args.position, rule=args.switch_rule,
             gen_kwargs={"max_new_tokens": args.max_new_tokens}, model_name=args.model,
             source=f"{args.records} ({category}, first {len(records)} records)",
-            dataset_name=records_name(args.records, category),
+            dataset_name=records_name(args.records, category), store_dtype=args.store_dtype,
         )  # fmt: skip
         print(f"{category}: {summary.n_switched} of {summary.n_items} images switched -> {summary.folder}")
     return 0
@@ -57,16 +57,21 @@ def cmd_scores(args: argparse.Namespace) -> int:
         scores = switching_scores(
             acts["pre"][sw], acts["post"][sw], category=category, meta={"n_captured": int(len(sw))}
         )
-        paths = scores.save(out, k=args.k, threshold=args.threshold, top_fraction=args.top_fraction)
-        sparsity = scores.sparsity(threshold=args.threshold, top_fraction=args.top_fraction)
+        select = dict(threshold=args.threshold, top_fraction=args.top_fraction, max_fraction=args.max_fraction)
+        paths = scores.save(out, k=args.k, **select)
+        sparsity = scores.sparsity(**select)
         png = save_heatmap(scores.s, out / f"heatmap_{category}.png", title=f"{category}: s = 1 - cos ({scores.n_images} images)",
                            highlight=[tuple(h) for h in sparsity["heads"]])  # fmt: skip
         write_heads_file(out / f"switch_heads_{category}.json", HeadsSpec([tuple(h) for h in sparsity["heads"]],
                          meta={"category": category, "rule": sparsity["rule"], "n_images": scores.n_images,
-                               "n_heads_total": int(scores.s.size)}))  # fmt: skip
+                               "n_heads_total": int(scores.s.size), "shape": list(scores.s.shape),
+                               "threshold": args.threshold, "max_fraction": args.max_fraction}))  # fmt: skip
         maps[category] = scores
         print(f"{category}: {scores.n_images} switched images; {sparsity['n_selected']} switch heads ({sparsity['rule']}); "
               f"{paths['json']}, {png}")  # fmt: skip
+        if scores.n_excluded_pairs:
+            print(f"{category}: {scores.n_excluded_pairs} (image, head) pairs with a zero or near-zero vector left out; "
+                  f"{sparsity['n_heads_unscored']} heads have no score")  # fmt: skip
     if not maps:
         raise SystemExit(
             f"no capture under {out} (expected {out}/<category>/activations.npz): run `ambi switch-heads capture`"
@@ -171,14 +176,10 @@ def cmd_intervene(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.heads:
         spec = load_heads_file(args.heads)
-        n_sel, n_all = len(spec.heads), spec.meta.get("n_heads_total")
-        if args.seeds and n_all is not None and 2 * n_sel > n_all:
-            raise SystemExit(
-                f"{args.heads} names {n_sel} of {n_all} heads: too many for a random-head control of the same size "
-                "outside them. Re-run `scores` with a higher --threshold (or pass --seeds 0 to skip the control)"
-            )
-        conds = table3_conditions(Path(args.heads).resolve(), epsilon=args.epsilon, seeds=range(args.seeds))
-        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table3", **common)
+        controls = _random_controls(spec, args.heads, range(args.seeds), out / "random_heads")
+        conds = table3_conditions(Path(args.heads).resolve(), epsilon=args.epsilon, controls=controls)
+        meta = {"random_control": [{"seed": c["seed"], "heads": c["heads"]} for c in controls]}
+        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table3", meta=meta, **common)
         save_table(table, out, "table3")
         print("Table 3 (accuracy %, masking)\n" + format_table(table))
     if args.iti:
@@ -190,6 +191,39 @@ def cmd_intervene(args: argparse.Namespace) -> int:
     if not (args.heads or args.iti):
         raise SystemExit("intervene needs --heads FILE (Table 3) and/or --iti FILE (Table 4)")
     return 0
+
+
+def _random_controls(spec, heads_file: str, seeds, folder: Path) -> list[dict]:
+    """Table 3's random-head control: for each seed, as many heads as ``spec`` names, drawn outside them; written to
+    ``folder/seed<N>.json`` (the file the run masks) and returned with their seed, so the table records them."""
+    from ambi_plugin.analysis.interventions import HeadsSpec, random_heads, write_heads_file
+
+    seeds = list(seeds)
+    if not seeds:
+        return []
+    n_sel, n_all, shape = len(spec.heads), spec.meta.get("n_heads_total"), spec.meta.get("shape")
+    if n_all is None and shape:
+        n_all = int(shape[0]) * int(shape[1])
+    if n_all is not None and 2 * n_sel > n_all:
+        cap = spec.meta.get("max_fraction")
+        raise SystemExit(
+            f"{heads_file} names {n_sel} of {n_all} heads: too many for a random-head control of the same size outside "
+            f"them. Re-run `ambi switch-heads scores` with a smaller --max-fraction (the file was made with "
+            f"{cap if cap is not None else 'no cap'}; at most 0.5 leaves room) or a higher --threshold, or pass "
+            "--seeds 0 to skip the control"
+        )
+    if not shape:
+        raise SystemExit(
+            f"{heads_file} has no 'shape' ([layers, heads]) to draw the random-head control from: re-run "
+            '`ambi switch-heads scores`, add "shape": [layers, heads] to the file, or pass --seeds 0'
+        )
+    out = []
+    for seed in seeds:
+        drawn = random_heads(tuple(shape), n_sel, seed=seed, exclude=spec.heads)
+        path = write_heads_file(folder / f"seed{seed}.json", HeadsSpec(drawn, meta={
+            "random_control": True, "seed": seed, "drawn_outside": str(heads_file), "shape": list(shape)}))  # fmt: skip
+        out.append({"seed": seed, "heads": [list(h) for h in drawn], "heads_file": str(path.resolve())})
+    return out
 
 
 def _held_out(spec, source: str, folder: Path) -> tuple[dict[str, str], dict, str]:
@@ -262,11 +296,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--switch-rule", default="judge", choices=("judge", "differs"),
                        help="judge (default): 2nd answer differs and matches an expected interpretation; differs: smoke runs")  # fmt: skip
         p.add_argument("--limit", type=int, default=None, help="only the first N records per category")
+        p.add_argument("--store-dtype", default="bfloat16", choices=("bfloat16", "float16", "float32"),
+                       help="precision of the activations on disk (default bfloat16, recorded in capture.json)")  # fmt: skip
 
     def score_opts(p):
         p.add_argument("--k", type=int, default=10, help="top-k heads listed in the JSON")
         p.add_argument("--threshold", type=float, default=0.8)
-        p.add_argument("--top-fraction", type=float, default=0.01)
+        p.add_argument("--top-fraction", type=float, default=0.01, help="fallback when no head passes --threshold")
+        p.add_argument("--max-fraction", type=float, default=0.1,
+                       help="select at most this fraction of all heads (default 0.1), leaving room for the random "
+                       "control of Table 3; 1 = no cap")  # fmt: skip
 
     def table_opts(p):
         p.add_argument("--tasks", default="ambibench_bistable_open,ambibench_multiscene_open")

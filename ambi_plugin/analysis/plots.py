@@ -31,9 +31,9 @@ def save_heatmap(
     s = np.asarray(s, dtype=float)
     n_layers, n_heads = s.shape
     fig, ax = plt.subplots(figsize=(max(4.0, 0.25 * n_heads + 2), max(3.0, 0.2 * n_layers + 1.5)))
-    im = ax.imshow(
-        s, origin="lower", aspect="auto", cmap="viridis", vmin=min(0.0, float(s.min())), vmax=max(1.0, float(s.max()))
-    )
+    finite = s[np.isfinite(s)]  # a head without a score (NaN) is left blank
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    im = ax.imshow(s, origin="lower", aspect="auto", cmap="viridis", vmin=min(0.0, lo), vmax=max(1.0, hi))
     for layer, head in highlight or []:
         ax.add_patch(plt.Rectangle((head - 0.5, layer - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.2))
     ax.set_xlabel("head")
