@@ -4,7 +4,8 @@
 
 Subcommands: ``capture`` (two prompts per image, activations, switch verdicts; resumable), ``scores`` (cos and s
 maps, switch heads, sparsity, Pearson, heads file, heatmaps), ``heatmap`` (redraw one), ``fit-iti`` (ITI directions
-on held-out items), ``intervene`` (Tables 3 / 4 through lmms-eval), ``visualize`` (A.8 overlay), ``all``.
+on held-out items), ``intervene`` (Tables 3 / 4 through lmms-eval), ``patch`` (activation patching and AtP on the
+switched images: the causal check), ``visualize`` (A.8 overlay), ``all``.
 """
 
 from __future__ import annotations
@@ -244,6 +245,71 @@ def _held_out(spec, source: str, folder: Path) -> tuple[dict[str, str], dict, st
     return held.env, {"held_out": held.to_dict()}, note
 
 
+def cmd_patch(args: argparse.Namespace, lm=None) -> int:
+    import numpy as np
+
+    from ambi_plugin.analysis.collect import _images, load_items
+    from ambi_plugin.analysis.interventions import load_heads_file
+    from ambi_plugin.analysis.patching import PatchItem, format_patching, patch_items
+    from ambi_plugin.analysis.plots import save_heatmap, save_patching_plot
+    from ambi_plugin.analysis.scores import load_scores
+
+    out = Path(args.out)
+    done = 0
+    for category in args.category or CATEGORIES:
+        capture = out / category / "capture.json"
+        if not capture.is_file():
+            continue
+        info = json.loads(capture.read_text(encoding="utf-8"))
+        heads_file = Path(args.heads) if args.heads else out / f"switch_heads_{category}.json"
+        if not heads_file.is_file():
+            raise SystemExit(f"{heads_file} does not exist: run `ambi switch-heads scores --out {out}` first")
+        spec = load_heads_file(heads_file)
+        scores_file = out / f"scores_{category}.json"
+        scores = load_scores(scores_file) if scores_file.is_file() else None
+        shape = (int(info["layout"]["n_layers"]), int(info["layout"]["n_heads"]))
+        if args.per_head_k == 0:
+            per_head = [(a, b) for a in range(shape[0]) for b in range(shape[1])]
+        elif scores is not None:
+            per_head = [(r["layer"], r["head"]) for r in scores.top_k(args.per_head_k)]
+        else:
+            per_head = list(spec.heads)[: args.per_head_k]
+        records = {str(r["id"]): r for r in load_items(args.records, category)}
+        items, missing = [], []
+        for it in info["items"]:
+            if not it.get("switched"):
+                continue
+            if it["id"] not in records:
+                missing.append(it["id"])
+                continue
+            items.append(PatchItem(it["id"], _images(records[it["id"]]), it["prompt1"], it["prompt2"]))
+        if missing:
+            print(f"switch-heads: {len(missing)} switched ids of {capture} are not in {args.records}: "
+                  f"{', '.join(missing[:5])} (pass the capture's --records)")  # fmt: skip
+        if args.limit:
+            items = items[: args.limit]
+        if not items:
+            print(f"{category}: no switched image to patch; skipped")
+            continue
+        lm = lm or _load(args)
+        data = patch_items(lm, items, switch_heads=spec.heads, position=args.position or info["position"],
+                           seeds=range(args.seeds), per_head=per_head,
+                           scores=None if scores is None else scores.s)  # fmt: skip
+        data = {"category": category, "model": args.model, "heads_file": str(heads_file),
+                "ids_not_in_records": missing, **data}  # fmt: skip
+        (out / f"patching_{category}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        (out / f"patching_{category}.md").write_text(format_patching(data), encoding="utf-8")
+        save_patching_plot(data, out / f"patching_{category}.png", title=f"{category}: activation patching")
+        save_heatmap(np.array(data["atp"], dtype=float), out / f"atp_{category}.png",
+                     title=f"{category}: AtP (share of the switch, per head)", highlight=[tuple(h) for h in spec.heads])  # fmt: skip
+        print(f"{category}: patched {data['n_items']} switched images -> {out / f'patching_{category}.md'}")
+        print(format_patching(data))
+        done += 1
+    if not done:
+        raise SystemExit(f"nothing patched under {out}: run `ambi switch-heads capture` and `scores` first")
+    return 0
+
+
 def cmd_visualize(args: argparse.Namespace, lm=None) -> int:
     from ambi_plugin.analysis.attention import visualize
     from ambi_plugin.analysis.collect import _images, load_items
@@ -350,6 +416,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(switch_func=cmd_intervene)
+
+    p = sub.add_parser("patch", help="causal check: activation patching and AtP of the heads on switched images")
+    model(p), cats(p)
+    p.add_argument("--out", required=True, help="the capture's --out folder (patching_<category>.* are written there)")
+    p.add_argument("--records", default="ambi://ambibench", help="the records the capture read (for the images)")
+    p.add_argument("--heads", default=None, help="heads file (default: OUT/switch_heads_<category>.json)")
+    p.add_argument("--position", default=None, help="token position to patch (default: the capture's)")
+    p.add_argument("--seeds", type=int, default=3, help="random-head control seeds")
+    p.add_argument(
+        "--per-head-k", type=int, default=10, help="patch each of the top-k heads by s alone; 0 = every head"
+    )
+    p.add_argument("--limit", type=int, default=None, help="only the first N switched images")
+    p.set_defaults(switch_func=cmd_patch)
 
     p = sub.add_parser("visualize", help="A.8 attention overlay at the middle layer")
     model(p), cats(p)
