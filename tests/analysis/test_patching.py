@@ -146,3 +146,12 @@ def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_
     assert "| switch heads |" in (out / "patching_bistable.md").read_text()
     for png in ("patching_bistable.png", "atp_bistable.png", "heatmap_bistable.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG"
+
+    # `ambi report` on the run folder includes the causal check (no Table 3 run there: the patching alone)
+    from ambi_plugin.cli import main
+
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--quiet"]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Switch heads: causal check" in text and "### run: bistable" in text and "| switch heads | 1 |" in text
+    assert (tmp_path / "rep" / "plots" / "patching_0_bistable.png").read_bytes()[:4] == b"\x89PNG"
+    assert "](plots/patching_0_bistable.png)" in text
