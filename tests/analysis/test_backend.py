@@ -78,6 +78,36 @@ def test_capture_through_the_backend_is_resumable(lm, records, tmp_path):
     assert remaining_hooks(lm) == []
 
 
+def test_capture_through_the_backend_runs_no_hook_while_decoding(lm, records, tmp_path, monkeypatch):
+    """At last_prompt, our hooks run once per layer for each prompt and never for a generated token."""
+    from ambi_plugin.analysis.hooks import HookSet
+
+    calls = [0]
+    make_hook = HookSet._make_hook
+
+    def counting(self, layer):
+        hook = make_hook(self, layer)
+
+        def wrapper(module, args):
+            calls[0] += 1
+            return hook(module, args)
+
+        return wrapper
+
+    monkeypatch.setattr(HookSet, "_make_hook", counting)
+    forwards = [0]
+    head = unwrap_model(lm).lm_head.register_forward_hook(lambda m, a, o: forwards.__setitem__(0, forwards[0] + 1))
+    try:
+        capture_category(
+            lm, records[:1], tmp_path, category="bistable", rule="differs", gen_kwargs={"max_new_tokens": 6}
+        )
+    finally:
+        head.remove()
+    assert forwards[0] == 2 * 6, "two prompts, six forwards each (the prompt and five decoding steps)"
+    assert calls[0] == 2 * 4, "4 layers x 2 prompts: 0 calls per generated token"
+    assert remaining_hooks(lm) == []
+
+
 def _first_o_proj_input(lm, layer: int, image: str) -> torch.Tensor:
     _, module = find_head_modules(lm)[layer]
     seen = []
