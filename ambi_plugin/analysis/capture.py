@@ -9,8 +9,17 @@ Positions (``--position``):
 * an integer ``k``: prompt position ``k`` (negative counts from the end: ``-1`` is ``last_prompt``).
 
 One generation is one item: call :meth:`HeadRecorder.start` before it and :meth:`HeadRecorder.result` after it. The
-recorder assumes one sequence per generation (batch size 1, which is how the capture drives the backend). Vectors
-stay on the model's device until :meth:`result`, which moves them to the CPU once, as ``[layers, heads, head_dim]``.
+recorder assumes one sequence per generation (batch size 1, which is how the capture drives the backend).
+
+Cost: at a prompt position every recording function is prefill-only, so each layer's hook removes itself after the
+prompt and nothing of ours runs while the model decodes. ``mean_generated`` adds each step's vector into one float32
+buffer per layer, kept on that layer's device and reused from item to item (no copy per step, no transfer to the
+host); :meth:`result` divides by the number of steps and moves everything to the CPU once, as
+``[layers, heads, head_dim]``.
+
+On disk (:func:`to_storage` / :func:`from_storage`) the vectors are kept at 16 bits, ``bfloat16`` by default (the
+dtype the paper's models run in; stored as its raw bits, numpy has no bfloat16) or ``float16``, with the dtype
+written next to them; ``float32`` is the lossless choice.
 """
 
 from __future__ import annotations
@@ -21,9 +30,10 @@ import numpy as np
 
 from ambi_plugin.analysis.hooks import CallState, HookSet
 
-__all__ = ["POSITIONS", "HeadRecorder", "parse_position"]
+__all__ = ["POSITIONS", "STORE_DTYPES", "HeadRecorder", "from_storage", "parse_position", "to_storage"]
 
 POSITIONS = ("last_prompt", "mean_prompt", "mean_generated")
+STORE_DTYPES = ("bfloat16", "float16", "float32")
 
 
 def parse_position(value: str | int) -> str | int:
@@ -47,48 +57,57 @@ class HeadRecorder:
     def __init__(self, hooks: HookSet, *, position: str | int = "last_prompt") -> None:
         self.hooks = hooks
         self.position = parse_position(position)
-        self._store: dict[int, Any] = {}
-        self._counts: dict[int, int] = {}
+        self._buf: dict[int, Any] = {}  # layer -> [heads, head_dim] float32 on the layer's device, reused
+        self._steps: dict[int, int] = {}  # layer -> vectors summed into the buffer for this item (a Python int)
+        prefill_only = self.position != "mean_generated"
         for layer in range(hooks.layout.n_layers):
-            hooks.add(layer, self._fn(layer))
+            hooks.add(layer, self._fn(layer), prefill_only=prefill_only)
+
+    def _buffer(self, layer: int, x4: Any) -> Any:
+        buf = self._buf.get(layer)
+        if buf is None or buf.device != x4.device or buf.shape != x4.shape[-2:]:
+            import torch
+
+            buf = self._buf[layer] = torch.empty(x4.shape[-2:], dtype=torch.float32, device=x4.device)
+        return buf
 
     def _fn(self, layer: int):
         pos = self.position
 
         def record(x4, state: CallState):
-            v = None
-            if state.prefill:
-                if pos == "last_prompt":
-                    v = x4[0, -1]
-                elif pos == "mean_prompt":
-                    v = x4[0].float().mean(0)
-                elif isinstance(pos, int):
-                    v = x4[0, pos]
-            elif pos == "mean_generated":
-                v = x4[0, -1].float()
-            if v is None:
+            if pos == "mean_generated":
+                if state.prefill:
+                    return None
+                buf, v = self._buffer(layer, x4), x4[0, -1].detach()
+                if self._steps.get(layer, 0):
+                    buf.add_(v)
+                else:
+                    buf.copy_(v)
+                self._steps[layer] = self._steps.get(layer, 0) + 1
                 return None
-            v = v.detach()
-            if pos == "mean_generated" and layer in self._store:
-                self._store[layer] = self._store[layer] + v
-                self._counts[layer] += 1
+            if not state.prefill:
+                return None
+            if pos == "last_prompt":
+                v = x4[0, -1]
+            elif pos == "mean_prompt":
+                v = x4[0].float().mean(0)
             else:
-                self._store[layer] = v.clone()
-                self._counts[layer] = 1
+                v = x4[0, pos]
+            self._buffer(layer, x4).copy_(v.detach())
+            self._steps[layer] = 1
             return None
 
         return record
 
     def start(self) -> None:
         """Forget the previous item; the next forward call is this item's prompt."""
-        self._store.clear()
-        self._counts.clear()
+        self._steps.clear()
         self.hooks.reset()
 
     def result(self, dtype: Any = np.float32) -> np.ndarray:
-        """The item's activations ``[layers, heads, head_dim]`` on the CPU."""
+        """The item's activations ``[layers, heads, head_dim]`` on the CPU (one transfer per device)."""
         layout = self.hooks.layout
-        missing = [i for i in range(layout.n_layers) if i not in self._store]
+        missing = [i for i in range(layout.n_layers) if not self._steps.get(i)]
         if missing:
             raise RuntimeError(
                 f"no activation recorded for layers {missing} at position {self.position!r} (did the model run? "
@@ -96,5 +115,34 @@ class HeadRecorder:
             )
         import torch
 
-        rows = [(self._store[i].float() / self._counts[i]).to("cpu") for i in range(layout.n_layers)]
-        return torch.stack(rows).numpy().astype(dtype, copy=False)
+        by_device: dict[Any, list[int]] = {}
+        for i in range(layout.n_layers):
+            by_device.setdefault(self._buf[i].device, []).append(i)
+        rows: dict[int, Any] = {}
+        for layers in by_device.values():
+            block = torch.stack([self._buf[i] / self._steps[i] for i in layers]).to("cpu")
+            rows.update(zip(layers, block))
+        return torch.stack([rows[i] for i in range(layout.n_layers)]).numpy().astype(dtype, copy=False)
+
+
+def to_storage(acts: np.ndarray, dtype: str = "bfloat16") -> np.ndarray:
+    """``acts`` as stored on disk in ``dtype`` (one of :data:`STORE_DTYPES`; bfloat16 as its raw uint16 bits)."""
+    if dtype not in STORE_DTYPES:
+        raise ValueError(f"Expected argument `store_dtype` to be one of {STORE_DTYPES} but got {dtype!r}")
+    acts = np.asarray(acts, dtype=np.float32)
+    if dtype == "float32":
+        return acts
+    if dtype == "float16":
+        return acts.astype(np.float16)
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(acts)).to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+
+
+def from_storage(stored: np.ndarray, dtype: str | None) -> np.ndarray:
+    """float32 activations from what :func:`to_storage` wrote (``dtype`` None: an older float32 file)."""
+    if dtype in (None, "", "float32", "float16"):
+        return np.asarray(stored, dtype=np.float32)
+    if dtype == "bfloat16":
+        return (np.asarray(stored, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+    raise ValueError(f"activations stored as {dtype!r}: expected one of {STORE_DTYPES}")

@@ -4,7 +4,8 @@
 
 Subcommands: ``capture`` (two prompts per image, activations, switch verdicts; resumable), ``scores`` (cos and s
 maps, switch heads, sparsity, Pearson, heads file, heatmaps), ``heatmap`` (redraw one), ``fit-iti`` (ITI directions
-on held-out items), ``intervene`` (Tables 3 / 4 through lmms-eval), ``visualize`` (A.8 overlay), ``all``.
+on held-out items), ``intervene`` (Tables 3 / 4 through lmms-eval), ``patch`` (activation patching and AtP on the
+switched images: the causal check), ``visualize`` (A.8 overlay), ``all``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def cmd_capture(args: argparse.Namespace, lm=None) -> int:
             lm, records, args.out, category=category, position=args.position, rule=args.switch_rule,
             gen_kwargs={"max_new_tokens": args.max_new_tokens}, model_name=args.model,
             source=f"{args.records} ({category}, first {len(records)} records)",
-            dataset_name=records_name(args.records, category),
+            dataset_name=records_name(args.records, category), store_dtype=args.store_dtype,
         )  # fmt: skip
         print(f"{category}: {summary.n_switched} of {summary.n_items} images switched -> {summary.folder}")
     return 0
@@ -57,16 +58,21 @@ def cmd_scores(args: argparse.Namespace) -> int:
         scores = switching_scores(
             acts["pre"][sw], acts["post"][sw], category=category, meta={"n_captured": int(len(sw))}
         )
-        paths = scores.save(out, k=args.k, threshold=args.threshold, top_fraction=args.top_fraction)
-        sparsity = scores.sparsity(threshold=args.threshold, top_fraction=args.top_fraction)
+        select = dict(threshold=args.threshold, top_fraction=args.top_fraction, max_fraction=args.max_fraction)
+        paths = scores.save(out, k=args.k, **select)
+        sparsity = scores.sparsity(**select)
         png = save_heatmap(scores.s, out / f"heatmap_{category}.png", title=f"{category}: s = 1 - cos ({scores.n_images} images)",
                            highlight=[tuple(h) for h in sparsity["heads"]])  # fmt: skip
         write_heads_file(out / f"switch_heads_{category}.json", HeadsSpec([tuple(h) for h in sparsity["heads"]],
                          meta={"category": category, "rule": sparsity["rule"], "n_images": scores.n_images,
-                               "n_heads_total": int(scores.s.size)}))  # fmt: skip
+                               "n_heads_total": int(scores.s.size), "shape": list(scores.s.shape),
+                               "threshold": args.threshold, "max_fraction": args.max_fraction}))  # fmt: skip
         maps[category] = scores
         print(f"{category}: {scores.n_images} switched images; {sparsity['n_selected']} switch heads ({sparsity['rule']}); "
               f"{paths['json']}, {png}")  # fmt: skip
+        if scores.n_excluded_pairs:
+            print(f"{category}: {scores.n_excluded_pairs} (image, head) pairs with a zero or near-zero vector left out; "
+                  f"{sparsity['n_heads_unscored']} heads have no score")  # fmt: skip
     if not maps:
         raise SystemExit(
             f"no capture under {out} (expected {out}/<category>/activations.npz): run `ambi switch-heads capture`"
@@ -171,14 +177,10 @@ def cmd_intervene(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.heads:
         spec = load_heads_file(args.heads)
-        n_sel, n_all = len(spec.heads), spec.meta.get("n_heads_total")
-        if args.seeds and n_all is not None and 2 * n_sel > n_all:
-            raise SystemExit(
-                f"{args.heads} names {n_sel} of {n_all} heads: too many for a random-head control of the same size "
-                "outside them. Re-run `scores` with a higher --threshold (or pass --seeds 0 to skip the control)"
-            )
-        conds = table3_conditions(Path(args.heads).resolve(), epsilon=args.epsilon, seeds=range(args.seeds))
-        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table3", **common)
+        controls = _random_controls(spec, args.heads, range(args.seeds), out / "random_heads")
+        conds = table3_conditions(Path(args.heads).resolve(), epsilon=args.epsilon, controls=controls)
+        meta = {"random_control": [{"seed": c["seed"], "heads": c["heads"]} for c in controls]}
+        table = intervention_table(run, conditions=conds, out_dir=out / "runs_table3", meta=meta, **common)
         save_table(table, out, "table3")
         print("Table 3 (accuracy %, masking)\n" + format_table(table))
     if args.iti:
@@ -190,6 +192,39 @@ def cmd_intervene(args: argparse.Namespace) -> int:
     if not (args.heads or args.iti):
         raise SystemExit("intervene needs --heads FILE (Table 3) and/or --iti FILE (Table 4)")
     return 0
+
+
+def _random_controls(spec, heads_file: str, seeds, folder: Path) -> list[dict]:
+    """Table 3's random-head control: for each seed, as many heads as ``spec`` names, drawn outside them; written to
+    ``folder/seed<N>.json`` (the file the run masks) and returned with their seed, so the table records them."""
+    from ambi_plugin.analysis.interventions import HeadsSpec, random_heads, write_heads_file
+
+    seeds = list(seeds)
+    if not seeds:
+        return []
+    n_sel, n_all, shape = len(spec.heads), spec.meta.get("n_heads_total"), spec.meta.get("shape")
+    if n_all is None and shape:
+        n_all = int(shape[0]) * int(shape[1])
+    if n_all is not None and 2 * n_sel > n_all:
+        cap = spec.meta.get("max_fraction")
+        raise SystemExit(
+            f"{heads_file} names {n_sel} of {n_all} heads: too many for a random-head control of the same size outside "
+            f"them. Re-run `ambi switch-heads scores` with a smaller --max-fraction (the file was made with "
+            f"{cap if cap is not None else 'no cap'}; at most 0.5 leaves room) or a higher --threshold, or pass "
+            "--seeds 0 to skip the control"
+        )
+    if not shape:
+        raise SystemExit(
+            f"{heads_file} has no 'shape' ([layers, heads]) to draw the random-head control from: re-run "
+            '`ambi switch-heads scores`, add "shape": [layers, heads] to the file, or pass --seeds 0'
+        )
+    out = []
+    for seed in seeds:
+        drawn = random_heads(tuple(shape), n_sel, seed=seed, exclude=spec.heads)
+        path = write_heads_file(folder / f"seed{seed}.json", HeadsSpec(drawn, meta={
+            "random_control": True, "seed": seed, "drawn_outside": str(heads_file), "shape": list(shape)}))  # fmt: skip
+        out.append({"seed": seed, "heads": [list(h) for h in drawn], "heads_file": str(path.resolve())})
+    return out
 
 
 def _held_out(spec, source: str, folder: Path) -> tuple[dict[str, str], dict, str]:
@@ -208,6 +243,71 @@ def _held_out(spec, source: str, folder: Path) -> tuple[dict[str, str], dict, st
               f"{', '.join(held.missing[:5])}")  # fmt: skip
     note = f"{len(held.excluded)} held-out items left out of '{name}'"
     return held.env, {"held_out": held.to_dict()}, note
+
+
+def cmd_patch(args: argparse.Namespace, lm=None) -> int:
+    import numpy as np
+
+    from ambi_plugin.analysis.collect import _images, load_items
+    from ambi_plugin.analysis.interventions import load_heads_file
+    from ambi_plugin.analysis.patching import PatchItem, format_patching, patch_items
+    from ambi_plugin.analysis.plots import save_heatmap, save_patching_plot
+    from ambi_plugin.analysis.scores import load_scores
+
+    out = Path(args.out)
+    done = 0
+    for category in args.category or CATEGORIES:
+        capture = out / category / "capture.json"
+        if not capture.is_file():
+            continue
+        info = json.loads(capture.read_text(encoding="utf-8"))
+        heads_file = Path(args.heads) if args.heads else out / f"switch_heads_{category}.json"
+        if not heads_file.is_file():
+            raise SystemExit(f"{heads_file} does not exist: run `ambi switch-heads scores --out {out}` first")
+        spec = load_heads_file(heads_file)
+        scores_file = out / f"scores_{category}.json"
+        scores = load_scores(scores_file) if scores_file.is_file() else None
+        shape = (int(info["layout"]["n_layers"]), int(info["layout"]["n_heads"]))
+        if args.per_head_k == 0:
+            per_head = [(a, b) for a in range(shape[0]) for b in range(shape[1])]
+        elif scores is not None:
+            per_head = [(r["layer"], r["head"]) for r in scores.top_k(args.per_head_k)]
+        else:
+            per_head = list(spec.heads)[: args.per_head_k]
+        records = {str(r["id"]): r for r in load_items(args.records, category)}
+        items, missing = [], []
+        for it in info["items"]:
+            if not it.get("switched"):
+                continue
+            if it["id"] not in records:
+                missing.append(it["id"])
+                continue
+            items.append(PatchItem(it["id"], _images(records[it["id"]]), it["prompt1"], it["prompt2"]))
+        if missing:
+            print(f"switch-heads: {len(missing)} switched ids of {capture} are not in {args.records}: "
+                  f"{', '.join(missing[:5])} (pass the capture's --records)")  # fmt: skip
+        if args.limit:
+            items = items[: args.limit]
+        if not items:
+            print(f"{category}: no switched image to patch; skipped")
+            continue
+        lm = lm or _load(args)
+        data = patch_items(lm, items, switch_heads=spec.heads, position=args.position or info["position"],
+                           seeds=range(args.seeds), per_head=per_head,
+                           scores=None if scores is None else scores.s)  # fmt: skip
+        data = {"category": category, "model": args.model, "heads_file": str(heads_file),
+                "ids_not_in_records": missing, **data}  # fmt: skip
+        (out / f"patching_{category}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        (out / f"patching_{category}.md").write_text(format_patching(data), encoding="utf-8")
+        save_patching_plot(data, out / f"patching_{category}.png", title=f"{category}: activation patching")
+        save_heatmap(np.array(data["atp"], dtype=float), out / f"atp_{category}.png",
+                     title=f"{category}: AtP (share of the switch, per head)", highlight=[tuple(h) for h in spec.heads])  # fmt: skip
+        print(f"{category}: patched {data['n_items']} switched images -> {out / f'patching_{category}.md'}")
+        print(format_patching(data))
+        done += 1
+    if not done:
+        raise SystemExit(f"nothing patched under {out}: run `ambi switch-heads capture` and `scores` first")
+    return 0
 
 
 def cmd_visualize(args: argparse.Namespace, lm=None) -> int:
@@ -268,11 +368,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--switch-rule", default="judge", choices=("judge", "differs"),
                        help="judge (default): 2nd answer differs and matches an expected interpretation; differs: smoke runs")  # fmt: skip
         p.add_argument("--limit", type=int, default=None, help="only the first N records per category")
+        p.add_argument("--store-dtype", default="bfloat16", choices=("bfloat16", "float16", "float32"),
+                       help="precision of the activations on disk (default bfloat16, recorded in capture.json)")  # fmt: skip
 
     def score_opts(p):
         p.add_argument("--k", type=int, default=10, help="top-k heads listed in the JSON")
         p.add_argument("--threshold", type=float, default=0.8)
-        p.add_argument("--top-fraction", type=float, default=0.01)
+        p.add_argument("--top-fraction", type=float, default=0.01, help="fallback when no head passes --threshold")
+        p.add_argument("--max-fraction", type=float, default=0.1,
+                       help="select at most this fraction of all heads (default 0.1), leaving room for the random "
+                       "control of Table 3; 1 = no cap")  # fmt: skip
 
     def table_opts(p):
         p.add_argument("--tasks", default="ambibench_bistable_open,ambibench_multiscene_open")
@@ -317,6 +422,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--out", required=True)
     p.set_defaults(switch_func=cmd_intervene)
+
+    p = sub.add_parser("patch", help="causal check: activation patching and AtP of the heads on switched images")
+    model(p), cats(p)
+    p.add_argument("--out", required=True, help="the capture's --out folder (patching_<category>.* are written there)")
+    p.add_argument("--records", default="ambi://ambibench", help="the records the capture read (for the images)")
+    p.add_argument("--heads", default=None, help="heads file (default: OUT/switch_heads_<category>.json)")
+    p.add_argument("--position", default=None, help="token position to patch (default: the capture's)")
+    p.add_argument("--seeds", type=int, default=3, help="random-head control seeds")
+    p.add_argument(
+        "--per-head-k", type=int, default=10, help="patch each of the top-k heads by s alone; 0 = every head"
+    )
+    p.add_argument("--limit", type=int, default=None, help="only the first N switched images")
+    p.set_defaults(switch_func=cmd_patch)
 
     p = sub.add_parser("visualize", help="A.8 attention overlay at the middle layer")
     model(p), cats(p)

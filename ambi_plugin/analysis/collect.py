@@ -5,9 +5,11 @@ recorded (``pre``); prompt 2 (the hint, asking for the alternative) likewise (``
 :func:`ambi_plugin.analysis.prompts.decide_switch`. Layout of ``OUT/<category>/``:
 
 * ``items.rank<r>.jsonl``: one line per finished image (answers, verdict, prompts); appended as items finish;
-* ``acts/<n>.npz``: ``pre`` and ``post`` ``[layers, heads, head_dim]`` of that image, written before its line;
+* ``acts/<n>.npz``: ``pre`` and ``post`` ``[layers, heads, head_dim]`` of that image, written before its line, in the
+  storage dtype (``--store-dtype``, bfloat16 by default; the dtype is stored with them as ``dtype``);
 * ``activations.npz`` + ``capture.json`` (main process, at the end): every image's activations gathered across
-  processes, the ids, the switch flags, the head layout, the position and the prompts.
+  processes (same storage dtype), the ids, the switch flags, the head layout, the position and the prompts.
+  :func:`load_activations` gives float32 back whatever the storage dtype.
 
 An interrupted run keeps every finished image; run the same command again and it continues where it stopped.
 """
@@ -25,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ambi_plugin.analysis.backend import BackendModel, gather, is_main_process, rank_and_world, shard
-from ambi_plugin.analysis.capture import HeadRecorder
+from ambi_plugin.analysis.capture import HeadRecorder, from_storage, to_storage
 from ambi_plugin.analysis.heads import DEFAULT_PATTERN, head_layout
 from ambi_plugin.analysis.hooks import HookSet
 from ambi_plugin.analysis.prompts import (
@@ -93,9 +95,14 @@ def _done(folder: Path) -> dict[str, dict]:
     return rows
 
 
+def _stored_dtype(z: Any) -> str | None:
+    return str(z["dtype"]) if "dtype" in z.files else None
+
+
 def _read_acts(folder: Path, rid: str) -> tuple[np.ndarray, np.ndarray]:
     with np.load(folder / "acts" / f"{_key(rid)}.npz") as z:
-        return z["pre"], z["post"]
+        dtype = _stored_dtype(z)
+        return from_storage(z["pre"], dtype), from_storage(z["post"], dtype)
 
 
 @dataclass
@@ -119,10 +126,12 @@ def capture_category(
     judge: Any = None,
     source: str = "",
     dataset_name: str = "",
+    store_dtype: str = "bfloat16",
 ) -> CaptureSummary:
     """Capture ``records`` of ``category`` with the lmms-eval backend ``lm``; see the module docstring."""
     from tqdm import tqdm
 
+    to_storage(np.zeros(1, np.float32), store_dtype)  # an unknown dtype fails here, before any generation
     folder = Path(out_dir) / category
     (folder / "acts").mkdir(parents=True, exist_ok=True)
     rank, _ = rank_and_world(lm)
@@ -148,7 +157,7 @@ def capture_category(
             verdict = decide_switch(a1, a2, expected_labels(rec), rule=rule, judge=judge)
             correct = both_named(a1, a2, expected_labels(rec), rule=rule, judge=judge)
             tmp = folder / "acts" / f"{_key(rec['id'])}.tmp.npz"
-            np.savez(tmp, pre=pre, post=post)
+            np.savez(tmp, pre=to_storage(pre, store_dtype), post=to_storage(post, store_dtype), dtype=store_dtype)
             os.replace(tmp, folder / "acts" / f"{_key(rec['id'])}.npz")
             row = {"id": str(rec["id"]), "first": a1, "second": a2, "switched": verdict.switched,
                    "differs": verdict.differs, "correct": correct, "matched": verdict.matched, "reason": verdict.reason,
@@ -166,8 +175,9 @@ def capture_category(
         np.savez(
             folder / "activations.npz",
             ids=np.array(order),
-            pre=np.stack([merged[i][1] for i in order]),
-            post=np.stack([merged[i][2] for i in order]),
+            pre=to_storage(np.stack([merged[i][1] for i in order]), store_dtype),
+            post=to_storage(np.stack([merged[i][2] for i in order]), store_dtype),
+            dtype=store_dtype,
             switched=np.array([bool(merged[i][0]["switched"]) for i in order]),
             correct=np.array([bool(merged[i][0].get("correct")) for i in order]),
         )
@@ -177,6 +187,8 @@ def capture_category(
             "records": source,
             "dataset_name": dataset_name,  # the records these ids belong to (the task YAML's dataset_name)
             "position": position,
+            "stored_dtype": store_dtype,
+            "bytes_per_image": int(2 * layout.n_layers * layout.n_heads * layout.head_dim * _itemsize(store_dtype)),
             "switch_rule": rule,
             "prompts_are_ours": True,
             "prompt1": first_prompt(category),
@@ -190,12 +202,20 @@ def capture_category(
     return CaptureSummary(folder, len(order), n_sw)
 
 
+def _itemsize(store_dtype: str) -> int:
+    return 4 if store_dtype == "float32" else 2
+
+
 def load_activations(folder: str | Path) -> dict[str, np.ndarray]:
-    """``ids``, ``pre``, ``post``, ``switched`` of a finished capture folder."""
+    """``ids``, ``pre``, ``post`` (float32, whatever the storage dtype), ``switched``, ``correct`` of a finished
+    capture folder."""
     path = Path(folder) / "activations.npz"
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist: run `ambi switch-heads capture` first (it writes it at the end)"
         )
     with np.load(path) as z:
-        return {k: z[k] for k in z.files}
+        out = {k: z[k] for k in z.files if k != "dtype"}
+        dtype = _stored_dtype(z)
+    out["pre"], out["post"] = from_storage(out["pre"], dtype), from_storage(out["post"], dtype)
+    return out

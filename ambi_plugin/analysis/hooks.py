@@ -11,6 +11,11 @@ some function edited, so a hook set that only records leaves the computation unt
         hooks.add(layer=3, fn=record)
         model.generate(...)
     assert not remaining_hooks(model)
+
+Cost during decoding: a function added with ``prefill_only=True`` only needs the prompt (prefill) call. When every
+function of a layer is prefill-only, the layer's hook removes itself right after that call, so no Python runs on
+that layer while the model decodes (at batch 1 on a GPU, decoding is launch-bound and every Python call per layer per
+step adds to the time). :meth:`HookSet.reset` (the start of the next generation) puts it back.
 """
 
 from __future__ import annotations
@@ -49,24 +54,32 @@ class HookSet:
         self.layout = layout or head_layout(self.model, pattern=pattern)
         self._modules = {i: mod for i, (_, mod) in find_head_modules(self.model, pattern).items()}
         self._fns: dict[int, list[HeadFn]] = {}
+        self._prefill_only: dict[int, bool] = {}
         self._calls: dict[int, int] = {}
-        self._handles: list[Any] = []
+        self._handles: dict[int, Any] = {}
+        self._entered = False
         self.names: list[str] = []
 
-    def add(self, layer: int, fn: HeadFn) -> None:
-        """Run ``fn`` on layer ``layer``'s per-head o_proj input; call before ``__enter__``."""
-        if self._handles:
+    def add(self, layer: int, fn: HeadFn, *, prefill_only: bool = False) -> None:
+        """Run ``fn`` on layer ``layer``'s per-head o_proj input; call before ``__enter__``. ``prefill_only``: ``fn``
+        needs only the prompt (prefill) call; a layer whose functions all say so unhooks itself after that call."""
+        if self._entered:
             raise RuntimeError("HookSet.add must be called before the hooks are installed (before `with`)")
         if layer not in self._modules:
             raise ValueError(f"layer {layer} out of range: the model has layers 0..{self.layout.n_layers - 1}")
         self._fns.setdefault(layer, []).append(fn)
+        self._prefill_only[layer] = self._prefill_only.get(layer, True) and bool(prefill_only)
 
     def reset(self) -> None:
-        """Start a new generation: the next call of every layer is the prompt (prefill) call."""
+        """Start a new generation: the next call of every layer is the prompt (prefill) call; a layer that unhooked
+        itself after the previous prompt is hooked again."""
         self._calls.clear()
+        if self._entered:
+            self._install()
 
     def _make_hook(self, layer: int):
         fns = self._fns[layer]
+        once = self._prefill_only[layer]
         n_heads, head_dim = self.layout.n_heads, self.layout.head_dim
 
         def hook(module, args):
@@ -76,23 +89,33 @@ class HookSet:
             state = CallState(layer, call)
             x4 = x.view(*x.shape[:-1], n_heads, head_dim)
             edited = False
-            for fn in fns:
-                out = fn(x4, state)
-                if out is not None:
-                    x4, edited = out, True
+            try:
+                for fn in fns:
+                    out = fn(x4, state)
+                    if out is not None:
+                        x4, edited = out, True
+            finally:
+                if once:  # nothing left to do on this layer until the next reset(): no Python while decoding
+                    handle = self._handles.pop(layer, None)
+                    if handle is not None:
+                        handle.remove()
             if not edited:
                 return None
             return (x4.reshape(x.shape), *args[1:])
 
         return mark_owned(hook)
 
+    def _install(self) -> None:
+        for layer in sorted(self._fns):
+            if layer not in self._handles:
+                self._handles[layer] = self._modules[layer].register_forward_pre_hook(self._make_hook(layer))
+
     def __enter__(self) -> HookSet:
-        self.reset()
+        self._calls.clear()
+        self._entered = True
         try:
-            for layer in sorted(self._fns):
-                module = self._modules[layer]
-                self._handles.append(module.register_forward_pre_hook(self._make_hook(layer)))
-                self.names.append(self.layout.names[layer])
+            self._install()
+            self.names = [self.layout.names[layer] for layer in sorted(self._fns)]
         except BaseException:
             self._remove()
             raise
@@ -100,11 +123,12 @@ class HookSet:
 
     def _remove(self) -> None:
         try:
-            for handle in self._handles:
+            for handle in self._handles.values():
                 handle.remove()
         finally:
             self._handles.clear()
             self.names.clear()
+            self._entered = False
 
     def __exit__(self, *exc: object) -> None:
         self._remove()

@@ -104,11 +104,13 @@ def load_heads_file(path: str | Path) -> HeadsSpec:
 
 
 def random_heads(
-    layout: HeadLayout, k: int, *, seed: int, exclude: Sequence[tuple[int, int]] = ()
+    layout: HeadLayout | tuple[int, int], k: int, *, seed: int, exclude: Sequence[tuple[int, int]] = ()
 ) -> list[tuple[int, int]]:
-    """``k`` distinct heads drawn uniformly (seeded) among those not in ``exclude``: the random-head control."""
+    """``k`` distinct heads drawn uniformly (seeded) among those not in ``exclude``: the random-head control.
+    ``layout``: the model's :class:`HeadLayout` or its ``(layers, heads)`` shape (the same draw either way)."""
+    n_layers, n_heads = layout.shape if isinstance(layout, HeadLayout) else (int(layout[0]), int(layout[1]))
     banned = {tuple(h) for h in exclude}
-    pool = [(i, h) for i in range(layout.n_layers) for h in range(layout.n_heads) if (i, h) not in banned]
+    pool = [(i, h) for i in range(n_layers) for h in range(n_heads) if (i, h) not in banned]
     if k > len(pool):
         raise InterventionError(f"cannot draw {k} random heads: only {len(pool)} heads are not excluded")
     idx = np.random.default_rng(seed).choice(len(pool), size=k, replace=False)

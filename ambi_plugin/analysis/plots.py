@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["save_heatmap", "save_overlay"]
+__all__ = ["save_heatmap", "save_overlay", "save_patching_plot"]
 
 
 def _pyplot():
@@ -31,9 +31,9 @@ def save_heatmap(
     s = np.asarray(s, dtype=float)
     n_layers, n_heads = s.shape
     fig, ax = plt.subplots(figsize=(max(4.0, 0.25 * n_heads + 2), max(3.0, 0.2 * n_layers + 1.5)))
-    im = ax.imshow(
-        s, origin="lower", aspect="auto", cmap="viridis", vmin=min(0.0, float(s.min())), vmax=max(1.0, float(s.max()))
-    )
+    finite = s[np.isfinite(s)]  # a head without a score (NaN) is left blank
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    im = ax.imshow(s, origin="lower", aspect="auto", cmap="viridis", vmin=min(0.0, lo), vmax=max(1.0, hi))
     for layer, head in highlight or []:
         ax.add_patch(plt.Rectangle((head - 0.5, layer - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.2))
     ax.set_xlabel("head")
@@ -68,5 +68,41 @@ def save_overlay(image, heat: np.ndarray, path: str | Path, *, title: str = "") 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def save_patching_plot(data: dict, path: str | Path, *, title: str = "") -> Path:
+    """Bars: the patching effect of the switch heads, the random heads (mean +- std over seeds) and each patched
+    head alone; dots: the heads' AtP estimates. 1 = the patch brings the second answer's first token back fully."""
+    plt = _pyplot()
+    labels, effects, errs, colors, atp = [], [], [], [], []
+    for c in data["conditions"]:
+        labels.append(c["condition"])
+        effects.append(np.nan if c["effect"] is None else c["effect"])
+        errs.append(0.0 if c.get("effect_std") is None else c["effect_std"])
+        colors.append("tab:red" if c["condition"] == "switch heads" else "tab:gray")
+        atp.append(np.nan)
+    for r in data["per_head"]:
+        labels.append(f"({r['layer']}, {r['head']})")
+        effects.append(np.nan if r["effect"] is None else r["effect"])
+        errs.append(0.0)
+        colors.append("tab:blue")
+        atp.append(np.nan if r["atp"] is None else r["atp"])
+    x = np.arange(len(labels))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(labels) + 2), 3.6))
+    ax.bar(x, effects, yerr=errs, color=colors, capsize=3, label="exact patching")
+    if np.isfinite(atp).any():
+        ax.plot(x, atp, "o", color="black", markersize=4, label="AtP estimate")
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.axhline(1, color="black", linewidth=0.6, linestyle=":")
+    ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("share of the switch restored")
+    ax.set_title(title or "activation patching")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
     return path

@@ -6,8 +6,15 @@ Definitions (AmbiBench 4.3; PROTOCOL "Switch heads"):
   answer) and after (second answer) the switch;
 * switching score ``s[l, h] = 1 - cos[l, h]``: high for heads whose output changes with the interpretation, the
   perceptual-switch heads. Both arrays are stored;
-* switch heads: ``s > 0.8``; when no head passes, the top 1% of heads (at least one);
-* Pearson correlation between two categories' maps (bistable vs multi-scene, Table 15): over the flattened ``s`` maps.
+* a zero or near-zero vector has no direction: a pair in which either vector's norm is at most ``ZERO_REL`` (1e-6)
+  times the largest head norm of the same layer and item (or exactly 0) is left out of that head's mean and counted
+  (``n_pairs`` per head, ``n_excluded_pairs`` in all); a head left with no pair has no score (NaN, ``null`` in the
+  JSON) and is never ranked or selected;
+* switch heads: ``s > 0.8``; when no head passes, the top 1% of heads (rounded up, at least one). The selection is
+  capped at the top ``MAX_FRACTION`` (10%, rounded down, at least one) of all heads, so that as many heads remain
+  outside it for Table 3's random-head control;
+* Pearson correlation between two categories' maps (bistable vs multi-scene, Table 15): over the flattened ``s`` maps
+  (heads scored in both).
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MAX_FRACTION",
     "SWITCH_THRESHOLD",
     "TOP_FRACTION",
+    "ZERO_REL",
     "SwitchScores",
     "cosine_per_head",
     "load_scores",
@@ -33,31 +42,47 @@ __all__ = [
 
 SWITCH_THRESHOLD = 0.8
 TOP_FRACTION = 0.01
+MAX_FRACTION = 0.1
+ZERO_REL = 1e-6
 
 
-def cosine_per_head(pre: np.ndarray, post: np.ndarray) -> np.ndarray:
-    """``[items, layers, heads]`` cosine of ``pre`` and ``post`` ``[items, layers, heads, dim]`` (0 for a zero vector)."""
+def _near_zero(x: np.ndarray, rel: float) -> np.ndarray:
+    """``[items, layers, heads]``: the head's vector has no direction (norm <= rel x the layer's largest, or 0)."""
+    norm = np.linalg.norm(x, axis=-1)
+    return (norm <= rel * norm.max(axis=-1, keepdims=True)) | (norm == 0)
+
+
+def cosine_per_head(pre: np.ndarray, post: np.ndarray, *, zero_rel: float = ZERO_REL) -> np.ndarray:
+    """``[items, layers, heads]`` cosine of ``pre`` and ``post`` ``[items, layers, heads, dim]``; NaN where either
+    vector is zero or near zero (see the module docstring): such a pair has no angle."""
     pre = np.asarray(pre, dtype=np.float64)
     post = np.asarray(post, dtype=np.float64)
     if pre.shape != post.shape or pre.ndim != 4:
         raise ValueError(f"pre and post must both be [items, layers, heads, dim]; got {pre.shape} and {post.shape}")
     num = (pre * post).sum(-1)
     den = np.linalg.norm(pre, axis=-1) * np.linalg.norm(post, axis=-1)
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    ok = ~(_near_zero(pre, zero_rel) | _near_zero(post, zero_rel)) & (den > 0)
+    return np.divide(num, den, out=np.full_like(num, np.nan), where=ok)
 
 
 @dataclass
 class SwitchScores:
-    """``cos`` and ``s`` maps (``[layers, heads]``) over ``n_images`` switched images of one category."""
+    """``cos`` and ``s`` maps (``[layers, heads]``) over ``n_images`` switched images of one category; ``n_pairs``:
+    the pairs each head's mean is over (zero-vector pairs left out; 0 = the head has no score, NaN)."""
 
     cos: np.ndarray
     s: np.ndarray
     n_images: int
     category: str = ""
     meta: dict[str, Any] | None = None
+    n_pairs: np.ndarray | None = None
+
+    @property
+    def n_excluded_pairs(self) -> int:
+        return 0 if self.n_pairs is None else int(self.n_images * self.s.size - self.n_pairs.sum())
 
     def top_k(self, k: int = 10) -> list[dict[str, Any]]:
-        order = np.argsort(-self.s, axis=None, kind="stable")[:k]
+        order = [f for f in _ranked(self.s) if np.isfinite(self.s.flat[f])][:k]
         rows = []
         for flat in order:
             layer, head = np.unravel_index(flat, self.s.shape)
@@ -71,16 +96,25 @@ class SwitchScores:
             )
         return rows
 
-    def sparsity(self, *, threshold: float = SWITCH_THRESHOLD, top_fraction: float = TOP_FRACTION) -> dict[str, Any]:
-        heads, rule = switch_heads(self.s, threshold=threshold, top_fraction=top_fraction)
+    def sparsity(
+        self,
+        *,
+        threshold: float = SWITCH_THRESHOLD,
+        top_fraction: float = TOP_FRACTION,
+        max_fraction: float = MAX_FRACTION,
+    ) -> dict[str, Any]:
+        heads, rule = switch_heads(self.s, threshold=threshold, top_fraction=top_fraction, max_fraction=max_fraction)
         per_layer = np.zeros(self.s.shape[0], dtype=int)
         for layer, _ in heads:
             per_layer[layer] += 1
         return {
             "rule": rule,
             "threshold": threshold,
-            "n_above_threshold": int((self.s > threshold).sum()),
+            "max_fraction": max_fraction,
+            "n_above_threshold": int((np.nan_to_num(self.s, nan=-np.inf) > threshold).sum()),
             "n_heads_total": int(self.s.size),
+            "n_heads_unscored": int((~np.isfinite(self.s)).sum()),
+            "n_excluded_pairs": self.n_excluded_pairs,
             "n_selected": len(heads),
             "fraction_selected": len(heads) / self.s.size,
             "heads": [list(h) for h in heads],
@@ -88,17 +122,25 @@ class SwitchScores:
         }
 
     def to_json(
-        self, *, k: int = 10, threshold: float = SWITCH_THRESHOLD, top_fraction: float = TOP_FRACTION
+        self,
+        *,
+        k: int = 10,
+        threshold: float = SWITCH_THRESHOLD,
+        top_fraction: float = TOP_FRACTION,
+        max_fraction: float = MAX_FRACTION,
     ) -> dict[str, Any]:
         return {
             "category": self.category,
             "n_images": self.n_images,
             "shape": list(self.s.shape),
-            "definition": "s = 1 - mean over switched images of cos(x_pre, x_post), per (layer, head)",
-            "cos": self.cos.tolist(),
-            "s": self.s.tolist(),
+            "definition": "s = 1 - mean over switched images of cos(x_pre, x_post), per (layer, head); pairs with a "
+            "zero or near-zero vector left out (n_pairs); null = no pair left",
+            "cos": _json_map(self.cos),
+            "s": _json_map(self.s),
+            "n_pairs": None if self.n_pairs is None else self.n_pairs.tolist(),
+            "n_excluded_pairs": self.n_excluded_pairs,
             "top_k": self.top_k(k),
-            "sparsity": self.sparsity(threshold=threshold, top_fraction=top_fraction),
+            "sparsity": self.sparsity(threshold=threshold, top_fraction=top_fraction, max_fraction=max_fraction),
             **(self.meta or {}),
         }
 
@@ -109,18 +151,28 @@ class SwitchScores:
         k: int = 10,
         threshold: float = SWITCH_THRESHOLD,
         top_fraction: float = TOP_FRACTION,
+        max_fraction: float = MAX_FRACTION,
     ) -> dict[str, Path]:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         stem = f"scores_{self.category}" if self.category else "scores"
         npz = out / f"{stem}.npz"
-        np.savez(npz, cos=self.cos, s=self.s, n_images=np.array(self.n_images))
+        extra = {} if self.n_pairs is None else {"n_pairs": self.n_pairs}
+        np.savez(npz, cos=self.cos, s=self.s, n_images=np.array(self.n_images), **extra)
         js = out / f"{stem}.json"
-        js.write_text(
-            json.dumps(self.to_json(k=k, threshold=threshold, top_fraction=top_fraction), indent=1) + "\n",
-            encoding="utf-8",
-        )
+        data = self.to_json(k=k, threshold=threshold, top_fraction=top_fraction, max_fraction=max_fraction)
+        js.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         return {"npz": npz, "json": js}
+
+
+def _json_map(a: np.ndarray) -> list:
+    """A map as nested lists, NaN (no score) as None, so the file is plain JSON."""
+    return [[None if not np.isfinite(v) else float(v) for v in row] for row in np.asarray(a, dtype=float)]
+
+
+def _ranked(s: np.ndarray) -> np.ndarray:
+    """Flat indices of ``s`` from the highest score down (stable); heads without a score (NaN) last."""
+    return np.argsort(-np.nan_to_num(np.asarray(s, dtype=float), nan=-np.inf), axis=None, kind="stable")
 
 
 def switching_scores(
@@ -132,29 +184,46 @@ def switching_scores(
             f"no switched images{' in ' + category if category else ''}: the switching score is undefined. Capture more "
             "images, or check the judge's verdicts in the capture's items file"
         )
-    cos = cosine_per_head(pre, post).mean(0)
-    return SwitchScores(cos=cos, s=1.0 - cos, n_images=len(pre), category=category, meta=meta)
+    per_pair = cosine_per_head(pre, post)
+    n_pairs = np.isfinite(per_pair).sum(0)
+    total = np.nansum(per_pair, axis=0)
+    cos = np.divide(total, n_pairs, out=np.full(total.shape, np.nan), where=n_pairs > 0)
+    return SwitchScores(cos=cos, s=1.0 - cos, n_images=len(pre), category=category, meta=meta, n_pairs=n_pairs)
 
 
 def switch_heads(
-    s: np.ndarray, *, threshold: float = SWITCH_THRESHOLD, top_fraction: float = TOP_FRACTION
+    s: np.ndarray,
+    *,
+    threshold: float = SWITCH_THRESHOLD,
+    top_fraction: float = TOP_FRACTION,
+    max_fraction: float = MAX_FRACTION,
 ) -> tuple[list[tuple[int, int]], str]:
-    """Heads with ``s > threshold``; when none, the top ``top_fraction`` of heads (at least one). Returns (heads, rule)."""
-    s = np.asarray(s)
-    above = np.argwhere(s > threshold)
-    if len(above):
-        order = np.argsort(-s[above[:, 0], above[:, 1]], kind="stable")
-        return [(int(a), int(b)) for a, b in above[order]], f"s > {threshold}"
-    k = max(1, math.ceil(top_fraction * s.size))
-    flat = np.argsort(-s, axis=None, kind="stable")[:k]
-    return [tuple(int(v) for v in np.unravel_index(f, s.shape)) for f in flat], f"top {top_fraction:.0%}"
+    """Heads with ``s > threshold``; when none, the top ``top_fraction`` of heads (rounded up, at least one); at most
+    the top ``max_fraction`` of all heads (rounded down, at least one). Heads without a score (NaN) are never chosen.
+    Returns (heads, rule)."""
+    s = np.asarray(s, dtype=float)
+    ranked = [int(f) for f in _ranked(s) if np.isfinite(s.flat[f])]
+    cap = max(1, math.floor(max_fraction * s.size))
+    above = [f for f in ranked if s.flat[f] > threshold]
+    if above:
+        chosen, rule = above, f"s > {threshold}"
+    else:
+        chosen, rule = ranked[: max(1, math.ceil(top_fraction * s.size))], f"top {top_fraction:.0%}"
+    if len(chosen) > cap:
+        rule += f", capped at the top {max_fraction:.0%} of heads ({cap} of {len(chosen)})"
+        chosen = chosen[:cap]
+    return [tuple(int(v) for v in np.unravel_index(f, s.shape)) for f in chosen], rule
 
 
 def pearson(a: np.ndarray, b: np.ndarray) -> float:
-    """Pearson correlation of two maps of the same shape (NaN when one is constant)."""
+    """Pearson correlation of two maps of the same shape, over the heads scored in both (NaN when one is constant)."""
     a, b = np.asarray(a, dtype=np.float64).ravel(), np.asarray(b, dtype=np.float64).ravel()
     if a.shape != b.shape:
         raise ValueError(f"maps differ in shape: {a.shape} vs {b.shape}")
+    both = np.isfinite(a) & np.isfinite(b)
+    a, b = a[both], b[both]
+    if a.size < 2:
+        return float("nan")
     a, b = a - a.mean(), b - b.mean()
     den = math.sqrt(float((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / den) if den > 0 else float("nan")
@@ -163,4 +232,11 @@ def pearson(a: np.ndarray, b: np.ndarray) -> float:
 def load_scores(path: str | Path) -> SwitchScores:
     """Read a ``scores*.json`` written by :meth:`SwitchScores.save`."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return SwitchScores(np.array(data["cos"]), np.array(data["s"]), int(data["n_images"]), data.get("category", ""))
+    n_pairs = data.get("n_pairs")
+    return SwitchScores(
+        np.array(data["cos"], dtype=float),
+        np.array(data["s"], dtype=float),
+        int(data["n_images"]),
+        data.get("category", ""),
+        n_pairs=None if n_pairs is None else np.array(n_pairs, dtype=int),
+    )

@@ -22,7 +22,7 @@ from ambi_plugin.analysis.interventions import DEFAULT_EPSILON, ITI_ALPHAS
 __all__ = ["DEFAULT_TASKS", "Condition", "RunResult", "format_table", "intervention_table", "responses"]
 
 DEFAULT_TASKS = ("ambibench_bistable_open", "ambibench_multiscene_open")
-Condition = tuple[str, str]  # (row label, extra model_args)
+Condition = tuple  # (row label, extra model_args) or (row label, extra model_args, {fields recorded in the row})
 
 
 @dataclass
@@ -69,12 +69,16 @@ def _accuracy(results: dict, task: str, metric: str) -> float:
 
 
 def table3_conditions(
-    heads_file: str | Path, *, epsilon: float = DEFAULT_EPSILON, seeds: Sequence[int] = (0, 1, 2)
+    heads_file: str | Path, *, epsilon: float = DEFAULT_EPSILON, controls: Sequence[dict] = ()
 ) -> list[Condition]:
-    rows = [("none", "mode=none"), ("switch heads", f"mode=mask,heads={heads_file},epsilon={epsilon}")]
+    """``none``, ``switch heads`` and one row per random-head control (``{"seed", "heads", "heads_file"}``: the drawn
+    heads, written to their own heads file, are what the run masks and what the row records)."""
+    rows: list[Condition] = [("none", "mode=none"), ("switch heads", f"mode=mask,heads={heads_file},epsilon={epsilon}")]
     rows += [
-        (f"random heads (seed {s})", f"mode=mask,heads={heads_file},epsilon={epsilon},random_seed={s}") for s in seeds
-    ]
+        (f"random heads (seed {c['seed']})", f"mode=mask,heads={c['heads_file']},epsilon={epsilon}",
+         {"seed": c["seed"], "heads": c["heads"]})
+        for c in controls
+    ]  # fmt: skip
     return rows
 
 
@@ -103,7 +107,7 @@ def intervention_table(
     out_dir = Path(out_dir)
     rows: list[dict[str, Any]] = []
     base_resps: dict[str, dict[str, str]] | None = None
-    for i, (label, extra) in enumerate(tqdm(conditions, desc="intervention runs")):
+    for i, (label, extra, *info) in enumerate(tqdm(conditions, desc="intervention runs")):
         args = ["--model", "ambi_intervene", "--model_args", _model_args(base, base_args, extra),
                 "--tasks", ",".join(tasks), "--batch_size", "1", "--log_samples"]  # fmt: skip
         if limit is not None:
@@ -118,7 +122,12 @@ def intervention_table(
         resps = responses(res.folder)
         if base_resps is None:
             base_resps = resps
-        row: dict[str, Any] = {"condition": label, "model_args": extra, "output": str(res.folder)}
+        row: dict[str, Any] = {
+            "condition": label,
+            "model_args": extra,
+            "output": str(res.folder),
+            **(info[0] if info else {}),
+        }
         for t in tasks:
             row[t] = 100 * _accuracy(res.results, t, metric)
             row[f"{t}_changed"] = _changed(resps.get(t, {}), base_resps.get(t, {}))
@@ -145,7 +154,8 @@ def _summarise(rows: list[dict], tasks: Sequence[str]) -> list[dict]:
     plain = [r for r in rows if not r["condition"].startswith("random heads (seed")]
     seeds = [r for r in rows if r["condition"].startswith("random heads (seed")]
     if seeds:
-        agg: dict[str, Any] = {"condition": f"random heads ({len(seeds)} seeds)", "runs": seeds}
+        agg: dict[str, Any] = {"condition": f"random heads ({len(seeds)} seeds)", "runs": seeds,
+                               "seeds": [r.get("seed") for r in seeds]}  # fmt: skip
         for t in tasks:
             vals = [r[t] for r in seeds]
             mean = sum(vals) / len(vals)
@@ -174,6 +184,9 @@ def format_table(table: dict[str, Any]) -> str:
             cells.append(cell)
             cells.append("nan" if changed != changed else f"{changed:.1f}")
         lines.append(f"| {row['condition']} | " + " | ".join(cells) + " |")
+    for control in table.get("random_control") or []:
+        heads = ", ".join(f"({a}, {b})" for a, b in control["heads"])
+        lines.append(f"\nRandom heads, seed {control['seed']}: {heads}")
     return "\n".join(lines) + "\n"
 
 

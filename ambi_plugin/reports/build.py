@@ -11,6 +11,7 @@ from ambi_plugin.reports import render
 from ambi_plugin.reports.reference import reference_table
 from ambi_plugin.reports.runs import Run, load_runs
 from ambi_plugin.reports.significance import category_tests, model_tests
+from ambi_plugin.reports.switch_heads import PatchingSection, find_patching, has_results
 from ambi_plugin.reports.tables import Cell, Row, Table, add_paper_rows, build_tables
 
 PAPER_TEST_TABLES = ("ab_table_10", "ab_table_11")  # AmbiBench's own p-values, shown under our tests
@@ -24,6 +25,7 @@ class Report:
     plots: dict[str, list[str]] = field(default_factory=dict)  # table key -> image paths (relative to out)
     written: dict[str, Path] = field(default_factory=dict)  # format -> file
     paper_tests: list[Table] = field(default_factory=list)  # the paper's test tables (--compare-paper)
+    patching: list[PatchingSection] = field(default_factory=list)  # switch-head causal checks (ambi switch-heads)
 
 
 def paper_test_tables() -> list[Table]:
@@ -73,11 +75,16 @@ def build_report(
     seed: int = 0,
     test: str = "welch",
 ) -> Report:
-    runs = load_runs(list(paths), names=list(names) if names else None)
+    patching = find_patching(list(paths))
+    with_patching = {str(s.folder) for s in patching}
+    # a switch-heads folder with patching but no lmms-eval run (no Table 3 yet) adds its causal check only
+    keep = [i for i, p in enumerate(paths) if str(Path(p)) not in with_patching or has_results(p)]
+    runs = load_runs([paths[i] for i in keep], names=[names[i] for i in keep] if names else None) if keep else []
     tables = build_tables(runs, compare_paper=compare_paper, aliases=aliases, n_boot=n_boot, seed=seed)
     tests = category_tests(runs, test=test) + model_tests(runs, test=test)
     # beside our tests, the paper's (Tables 10 and 11), as every reference row: with --compare-paper
-    return Report(runs, tables, tests, paper_tests=paper_test_tables() if compare_paper and tests else [])
+    return Report(runs, tables, tests, paper_tests=paper_test_tables() if compare_paper and tests else [],
+                  patching=patching)  # fmt: skip
 
 
 def write_report(
@@ -89,13 +96,16 @@ def write_report(
         raise ValueError(f"Expected --format values among {render.FORMATS} but got {bad}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    title = title or "ambi-plugin report: " + ", ".join(dict.fromkeys(r.name for r in report.runs))
+    names = [r.name for r in report.runs] or [s.summary.get("model") or s.folder.name for s in report.patching]
+    title = title or "ambi-plugin report: " + ", ".join(dict.fromkeys(names))
     if plots and ({"md", "html"} & set(formats)):
         report.plots = make_plots(report.tables, out)
+    patch_plots = _copy_patching_plots(report.patching, out) if plots else {}
     for fmt in formats:
         papers = report.paper_tests
         if fmt == "md":
             text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots, paper_tests=papers)
+            text += render.patching_markdown(report.patching, patch_plots)
         elif fmt == "html":
             text = render.to_html(report.tables, report.tests, title=title, paper_tests=papers,
                                   plots={k: [str(out / p) for p in v] for k, v in report.plots.items()})  # fmt: skip
@@ -110,3 +120,17 @@ def write_report(
         path.write_text(text, encoding="utf-8")
         report.written[fmt] = path
     return report
+
+
+def _copy_patching_plots(sections: Sequence[PatchingSection], out: Path) -> dict[int, str]:
+    """The patching plots copied under ``out/plots`` (index in ``sections`` -> path relative to ``out``)."""
+    import shutil
+
+    copied = {}
+    for i, sec in enumerate(sections):
+        if sec.plot is not None:
+            dest = out / "plots" / f"patching_{i}_{sec.category}.png"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(sec.plot, dest)
+            copied[i] = str(dest.relative_to(out))
+    return copied

@@ -246,3 +246,15 @@ def to_html(
             parts.append("<ul class='notes'>" + "".join(f"<li>{e(n)}</li>" for n in _notes(t)) + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def patching_markdown(sections: Sequence, plots: dict[int, str] | None = None) -> str:
+    """The switch-head causal checks (``ambi switch-heads patch``): each folder's table as written, and its plot."""
+    if not sections:
+        return ""
+    parts = ["", "## Switch heads: causal check (activation patching, AtP)", ""]
+    for i, sec in enumerate(sections):
+        parts += [f"### {sec.folder.name}: {sec.category}", "", sec.markdown.strip(), ""]
+        if (plots or {}).get(i):
+            parts += [f"![patching {sec.category}]({plots[i]})", ""]
+    return "\n".join(parts).rstrip() + "\n"

@@ -66,7 +66,45 @@ def test_capture_through_the_backend_is_resumable(lm, records, tmp_path):
     assert list(acts["ids"]) == ["b0", "b1", "b2"]
     summary = json.loads((tmp_path / "bistable" / "capture.json").read_text())
     assert summary["prompts_are_ours"] and summary["layout"]["n_heads"] == 4 and summary["position"] == "last_prompt"
+    # stored at 16 bits (bfloat16 bits), the dtype recorded; loaded back as float32
+    assert summary["stored_dtype"] == "bfloat16" and summary["bytes_per_image"] == 2 * 4 * 4 * 16 * 2
+    with np.load(tmp_path / "bistable" / "activations.npz") as z:
+        assert z["pre"].dtype == np.uint16 and str(z["dtype"]) == "bfloat16"
+    assert acts["pre"].dtype == np.float32 and np.abs(acts["pre"]).sum() > 0
+    one = next((tmp_path / "bistable" / "acts").glob("*.npz"))
+    with np.load(one) as z:
+        assert z["pre"].nbytes + z["post"].nbytes == summary["bytes_per_image"]
     assert len(summary["items"]) == 3 and all(it["second"] for it in summary["items"])
+    assert remaining_hooks(lm) == []
+
+
+def test_capture_through_the_backend_runs_no_hook_while_decoding(lm, records, tmp_path, monkeypatch):
+    """At last_prompt, our hooks run once per layer for each prompt and never for a generated token."""
+    from ambi_plugin.analysis.hooks import HookSet
+
+    calls = [0]
+    make_hook = HookSet._make_hook
+
+    def counting(self, layer):
+        hook = make_hook(self, layer)
+
+        def wrapper(module, args):
+            calls[0] += 1
+            return hook(module, args)
+
+        return wrapper
+
+    monkeypatch.setattr(HookSet, "_make_hook", counting)
+    forwards = [0]
+    head = unwrap_model(lm).lm_head.register_forward_hook(lambda m, a, o: forwards.__setitem__(0, forwards[0] + 1))
+    try:
+        capture_category(
+            lm, records[:1], tmp_path, category="bistable", rule="differs", gen_kwargs={"max_new_tokens": 6}
+        )
+    finally:
+        head.remove()
+    assert forwards[0] == 2 * 6, "two prompts, six forwards each (the prompt and five decoding steps)"
+    assert calls[0] == 2 * 4, "4 layers x 2 prompts: 0 calls per generated token"
     assert remaining_hooks(lm) == []
 
 

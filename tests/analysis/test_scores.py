@@ -26,7 +26,7 @@ def test_cosine_and_score_definition():
     sc = switching_scores(pre, post)
     np.testing.assert_allclose(sc.cos, [[0.0, 1.0]], atol=1e-12)
     np.testing.assert_allclose(sc.s, [[1.0, 0.0]], atol=1e-12)
-    assert cosine_per_head(np.zeros((1, 1, 1, 2)), np.ones((1, 1, 1, 2)))[0, 0, 0] == 0.0
+    assert np.isnan(cosine_per_head(np.zeros((1, 1, 1, 2)), np.ones((1, 1, 1, 2)))[0, 0, 0]), "a zero vector: no angle"
     with pytest.raises(ValueError, match="no switched images"):
         switching_scores(pre[:0], post[:0], category="bistable")
 
@@ -100,3 +100,57 @@ def test_files_roundtrip(tmp_path):
     np.testing.assert_allclose(back.s, sc.s)
     png = save_heatmap(sc.s, tmp_path / "h.png", highlight=[(1, 2)])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_zero_and_near_zero_vectors_are_left_out_counted_and_never_ranked(tmp_path):
+    """A zero vector used to give cos 0, s 1 (the maximum): now the pair is left out and counted."""
+    rng = np.random.default_rng(0)
+    pre, post = rng.normal(size=(3, 1, 3, 4)), rng.normal(size=(3, 1, 3, 4))
+    pre[1, 0, 0] = 0.0  # head 0: one of three pairs has no direction
+    post[:, 0, 1] = 0.0  # head 1: no pair left at all
+    post[2, 0, 2] *= 1e-9  # head 2: near zero (1e-9 of the layer's largest head) in one pair
+    sc = switching_scores(pre, post, category="bistable")
+    want = cosine_per_head(pre[[0, 2]], post[[0, 2]])[:, 0, 0].mean()
+    assert sc.cos[0, 0] == pytest.approx(want)
+    assert sc.cos[0, 2] == pytest.approx(cosine_per_head(pre[:2], post[:2])[:, 0, 2].mean())
+    assert np.isnan(sc.s[0, 1]) and sc.n_pairs.tolist() == [[2, 0, 2]] and sc.n_excluded_pairs == 5
+    assert [(r["layer"], r["head"]) for r in sc.top_k(5)] == sorted([(0, 0), (0, 2)], key=lambda h: -sc.s[h])
+    heads, _ = switch_heads(sc.s, threshold=-10.0, max_fraction=1.0)
+    assert (0, 1) not in heads and len(heads) == 2, "a head scored on zero pairs is never selected"
+    sp = sc.sparsity(max_fraction=1.0)
+    assert sp["n_heads_unscored"] == 1 and sp["n_excluded_pairs"] == 5
+    paths = sc.save(tmp_path)
+    data = json.loads(paths["json"].read_text())  # plain JSON: no NaN token
+    assert data["s"][0][1] is None and data["n_pairs"] == [[2, 0, 2]] and data["n_excluded_pairs"] == 5
+    back = load_scores(paths["json"])
+    assert np.isnan(back.s[0, 1]) and back.s[0, 0] == pytest.approx(sc.s[0, 0]) and back.n_excluded_pairs == 5
+    assert save_heatmap(back.s, tmp_path / "h.png").read_bytes()[:4] == b"\x89PNG"
+    assert pearson(sc.s, sc.s) == pytest.approx(1.0), "over the heads scored in both maps"
+    # an epsilon-masked head (1e-3 of the others) still has a direction and keeps its pairs
+    pre, post = rng.normal(size=(3, 1, 3, 4)), rng.normal(size=(3, 1, 3, 4))
+    pre[:, 0, 2] *= 1e-3
+    assert switching_scores(pre, post).n_pairs.tolist() == [[3, 3, 3]]
+
+
+def test_selection_is_capped_to_leave_room_for_the_random_control():
+    """The tiny model used to select 12 of its 16 heads, and Table 3's control then had no room: capped at 10%."""
+    s = np.full((4, 4), 0.5)
+    s.flat[:12] = np.linspace(0.95, 0.85, 12)
+    heads, rule = switch_heads(s)
+    assert heads == [(0, 0)], "10% of 16 heads, rounded down, at least one"
+    assert "capped at the top 10% of heads (1 of 12)" in rule
+    heads, rule = switch_heads(s, max_fraction=0.5)
+    assert len(heads) == 8 and heads[:2] == [(0, 0), (0, 1)]
+    heads, rule = switch_heads(s, max_fraction=1.0)
+    assert len(heads) == 12 and rule == "s > 0.8"
+    big = np.linspace(0.0, 0.9, 300).reshape(10, 30)
+    assert len(switch_heads(big)[0]) == 30 and len(switch_heads(big, threshold=0.5)[0]) == 30
+
+
+def test_top_one_percent_rounds_up_when_not_whole():
+    """150 heads: 1% is 1.5 heads; the fallback rounds up to 2 (as documented)."""
+    s = np.linspace(0.0, 0.7, 150).reshape(5, 30)
+    heads, rule = switch_heads(s)
+    assert rule == "top 1%" and heads == [(4, 29), (4, 28)]
+    assert len(switch_heads(np.linspace(0, 0.7, 250).reshape(5, 50))[0]) == 3  # 2.5 -> 3
+    assert len(switch_heads(np.linspace(0, 0.7, 40).reshape(4, 10))[0]) == 1  # 0.4 -> at least one

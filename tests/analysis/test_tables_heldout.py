@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ambi_plugin.analysis.cli import _held_out
+from ambi_plugin.analysis.cli import _held_out, _random_controls
+from ambi_plugin.analysis.heads import HeadLayout
 from ambi_plugin.analysis.heldout import data_env_var, evaluation_copy
-from ambi_plugin.analysis.interventions import HeadsSpec
-from ambi_plugin.analysis.tables import RunResult, format_table, intervention_table
+from ambi_plugin.analysis.interventions import HeadsSpec, load_heads_file, random_heads
+from ambi_plugin.analysis.tables import RunResult, format_table, intervention_table, table3_conditions
 from ambi_plugin.core.schema import read_records
 
 
@@ -79,3 +80,37 @@ def test_intervention_table_rows_changed_and_env(tmp_path):
     assert table["held_out"] == {"n": 1} and table["baseline_condition"] == "none"
     md = format_table(table)
     assert "| switch heads | 25.00 | 50.0 |" in md and "25.00 +- 25.00 | 12.5" in md
+
+
+def test_random_control_heads_and_seeds_are_recorded(tmp_path):
+    spec = HeadsSpec([(0, 0), (1, 2)], meta={"n_heads_total": 16, "shape": [4, 4], "max_fraction": 0.1})
+    controls = _random_controls(spec, "sw.json", range(2), tmp_path / "random_heads")
+    layout = HeadLayout(tuple(f"l{i}" for i in range(4)), n_heads=4, head_dim=8)
+    for c in controls:  # the same draw as ambi_intervene's random_seed=N on the model's layout
+        assert [tuple(h) for h in c["heads"]] == random_heads(layout, 2, seed=c["seed"], exclude=spec.heads)
+        assert not {tuple(h) for h in c["heads"]} & {(0, 0), (1, 2)}
+        assert load_heads_file(c["heads_file"]).heads == [tuple(h) for h in c["heads"]], "the file the run masks"
+    assert controls[0]["heads"] != controls[1]["heads"]
+    conds = table3_conditions("sw.json", controls=controls)
+    assert conds[2][1] == f"mode=mask,heads={controls[0]['heads_file']},epsilon=0.001"
+
+    def run(argv, output, env=None):
+        _fake_lmms_output(output, 0.5, ["a"], n=1)
+        return RunResult(json.loads((output / "x_results.json").read_text()), output)
+
+    meta = {"random_control": [{"seed": c["seed"], "heads": c["heads"]} for c in controls]}
+    table = intervention_table(run, base="b", base_args="", conditions=conds, tasks=["t"], out_dir=tmp_path, meta=meta)
+    rnd = table["rows"][-1]
+    assert rnd["seeds"] == [0, 1] and [r["heads"] for r in rnd["runs"]] == [c["heads"] for c in controls]
+    assert table["random_control"][1]["seed"] == 1
+    assert "Random heads, seed 0: " + ", ".join(f"({a}, {b})" for a, b in controls[0]["heads"]) in format_table(table)
+
+
+def test_random_control_refusal_names_the_setting(tmp_path):
+    spec = HeadsSpec([(i, h) for i in range(3) for h in range(4)], meta={"n_heads_total": 16, "shape": [4, 4],
+                                                                         "max_fraction": 1.0})  # fmt: skip
+    with pytest.raises(SystemExit, match=r"smaller --max-fraction \(the file was made with 1.0; at most 0.5"):
+        _random_controls(spec, "sw.json", range(1), tmp_path)
+    assert _random_controls(spec, "sw.json", range(0), tmp_path) == [], "--seeds 0 skips the control"
+    with pytest.raises(SystemExit, match="no 'shape'"):
+        _random_controls(HeadsSpec([(0, 0)]), "h.json", range(1), tmp_path)

@@ -153,3 +153,32 @@ def save_tiny_internvl(folder: Path, *, heads: int = 8, kv_heads: int = 2, layer
     model.save_pretrained(folder)
     proc.save_pretrained(folder)
     return folder
+
+
+PLANTED = (2, 1)  # layer, query head of the planted switch head in save_planted_qwen
+
+
+def save_planted_qwen(folder: Path, *, layer: int = PLANTED[0], head: int = PLANTED[1], scale: float = 4.0) -> Path:
+    """The tiny Qwen2.5-VL with one planted switch head: in every layer the o_proj columns of every other query head
+    and the MLP output are zero, so the last prompt position's residual is its token embedding plus head
+    ``(layer, head)``'s output (times ``scale``). Whatever changes the next token between two prompts that end in the
+    same token goes through that head alone; its same-KV sibling and every other head carry nothing."""
+    from transformers import AutoProcessor, Qwen2_5_VLForConditionalGeneration
+
+    from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
+
+    src = make_tiny_qwen2_5_vl(folder.parent / (folder.name + "_src"))
+    model = Qwen2_5_VLForConditionalGeneration.from_pretrained(src).eval()
+    layers = model.model.language_model.layers
+    d = model.config.text_config.hidden_size // model.config.text_config.num_attention_heads
+    with torch.no_grad():
+        for i, block in enumerate(layers):
+            w = block.self_attn.o_proj.weight
+            keep = w[:, head * d : (head + 1) * d].clone() * scale
+            w.zero_()
+            if i == layer:
+                w[:, head * d : (head + 1) * d] = keep
+            block.mlp.down_proj.weight.zero_()
+    model.save_pretrained(folder)
+    AutoProcessor.from_pretrained(src).save_pretrained(folder)
+    return folder

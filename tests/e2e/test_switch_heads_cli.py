@@ -63,6 +63,12 @@ def test_switch_heads_cli_end_to_end(tmp_path, offline_env, ambibench_fixtures_d
         assert np.load(out / f"attention_bistable_{i}.npy").ndim == 2
     t3 = _rows(out / "table3.json")
     assert list(t3) == ["none", "switch heads", "random heads (1 seeds)"]
+    # the random control's heads and seed are recorded, and are the heads its run masked
+    drawn = json.loads((out / "table3.json").read_text())["random_control"]
+    assert [c["seed"] for c in drawn] == [0] and len(drawn[0]["heads"]) == 1 and drawn[0]["heads"] != switch.heads
+    assert t3["random heads (1 seeds)"]["runs"][0]["heads"] == drawn[0]["heads"]
+    assert load_heads_file(out / "random_heads" / "seed0.json").heads == [tuple(h) for h in drawn[0]["heads"]]
+    assert f"heads={out / 'random_heads' / 'seed0.json'}" in t3["random heads (1 seeds)"]["runs"][0]["model_args"]
     assert all(0.0 <= r[BISTABLE] <= 100.0 and r[f"{BISTABLE}_n"] == 2 for r in t3.values())
     assert t3["none"][f"{BISTABLE}_changed"] == 0.0
 

@@ -1,0 +1,157 @@
+"""Activation patching and AtP through lmms-eval's qwen2_5_vl backend, on a tiny model with one planted switch head:
+patching that head brings the second answer back (effect 1), its same-KV sibling and random heads do not (0), AtP
+ranks it first; Spearman's rank correlation on known inputs; ``ambi switch-heads patch`` writes its table and plot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from ambi_plugin.analysis.backend import load_backend
+from ambi_plugin.analysis.collect import capture_category, load_items
+from ambi_plugin.analysis.hooks import remaining_hooks
+from ambi_plugin.analysis.patching import PatchingError, PatchItem, patch_items, patch_position, spearman
+from ambi_plugin.analysis.prompts import first_prompt, second_prompt
+from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
+
+from .tiny_models import PLANTED, save_planted_qwen
+
+SIBLING = (PLANTED[0], PLANTED[1] ^ 1)  # 4 query heads on 2 K/V heads: heads 0 and 1 share one
+
+
+def test_spearman_on_known_inputs():
+    from scipy.stats import spearmanr
+
+    a = np.array([1.0, 2, 3, 4, 5])
+    assert spearman(a, 10 * a + 3) == pytest.approx(1.0)
+    assert spearman(a, -(a**3)) == pytest.approx(-1.0)
+    b = np.array([5.0, 6, 7, 8, 7])  # ranks 1, 2, 3.5, 5, 3.5: r = 8 / sqrt(10 * 9.5)
+    assert spearman(a, b) == pytest.approx(8 / np.sqrt(95))
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(4, 6)), rng.integers(0, 4, size=(4, 6)).astype(float)  # ties on one side
+    assert spearman(x, y) == pytest.approx(spearmanr(x.ravel(), y.ravel()).statistic)
+    y[0, :3] = np.nan  # entries missing on either side are left out
+    keep = np.isfinite(y.ravel())
+    assert spearman(x, y) == pytest.approx(spearmanr(x.ravel()[keep], y.ravel()[keep]).statistic)
+    assert np.isnan(spearman(np.ones(4), a[:4])) and np.isnan(spearman([1.0, np.nan], [2.0, 3.0]))
+
+
+def test_only_single_token_positions_can_be_patched():
+    assert patch_position("last_prompt") == -1 and patch_position("5") == 5
+    with pytest.raises(PatchingError, match="--position last_prompt"):
+        patch_position("mean_generated")
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory):
+    from PIL import Image
+
+    root = tmp_path_factory.mktemp("imgs")
+    out = []
+    for i in range(3):
+        Image.new("RGB", (64, 48), (40 * i, 90, 200 - 30 * i)).save(root / f"img{i}.png")
+        out.append(str(root / f"img{i}.png"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    folder = save_planted_qwen(tmp_path_factory.mktemp("planted") / "qwen")
+    return folder, load_backend("qwen2_5_vl", f"pretrained={folder},{TINY_MODEL_ARGS}")
+
+
+def _items(images):
+    return [PatchItem(f"b{i}", [img], first_prompt("bistable"), second_prompt("bistable", word))
+            for i, (img, word) in enumerate(zip(images, ["duck", "vase", "woman"]))]  # fmt: skip
+
+
+def test_patching_the_planted_head_restores_the_switch(planted, images):
+    _, lm = planted
+    others = [(0, 2), (1, 1), (3, 3)]
+    data = patch_items(lm, _items(images), switch_heads=[PLANTED], seeds=[0, 1], per_head=[PLANTED, SIBLING, *others],
+                       progress=False)  # fmt: skip
+    assert remaining_hooks(lm) == []
+    assert data["n_items"] == 3 and data["skipped"] == [], "every image: the two prompts predict different tokens"
+    cond = {c["condition"]: c for c in data["conditions"]}
+    assert cond["switch heads"]["effect"] == pytest.approx(1.0, abs=1e-3) and cond["switch heads"]["flip_rate"] == 1.0
+    rnd = cond["random heads (2 seeds)"]
+    assert abs(rnd["effect"]) < 1e-3 and rnd["flip_rate"] == 0.0
+    assert [r["seed"] for r in rnd["runs"]] == [0, 1] and all(
+        PLANTED not in map(tuple, r["heads"]) for r in rnd["runs"]
+    )
+    per = {(r["layer"], r["head"]): r for r in data["per_head"]}
+    assert per[PLANTED]["effect"] == pytest.approx(1.0, abs=1e-3)
+    assert abs(per[SIBLING]["effect"]) < 1e-3 and per[SIBLING]["flip_rate"] == 0.0, "same K/V, carries nothing"
+    assert all(abs(per[h]["effect"]) < 1e-3 for h in others)
+    for item in data["items"]:  # per item too, not only on average
+        assert item["switch heads"]["effect"] == pytest.approx(1.0, abs=1e-3) and item["switch heads"]["flip"]
+        assert item["logp_b"] > item["logp_a"]
+    atp = np.array(data["atp"], dtype=float)
+    assert np.unravel_index(np.argmax(atp), atp.shape) == PLANTED and atp[PLANTED] > 0, (
+        "AtP ranks the planted head first"
+    )
+    assert np.abs(np.delete(atp.ravel(), np.ravel_multi_index(PLANTED, atp.shape))).max() < 1e-3
+    assert data["spearman"]["atp_vs_exact"] == pytest.approx(1.0) and data["spearman"]["n_heads_exact"] == 5
+    # with a switching-score map, all three rankings are compared
+    s = np.zeros((4, 4))
+    s[PLANTED] = 0.9
+    again = patch_items(lm, _items(images)[:1], switch_heads=[PLANTED], seeds=[], per_head=[PLANTED, SIBLING],
+                        scores=s, progress=False)  # fmt: skip
+    assert again["spearman"]["s_vs_atp"] > 0.5 and again["spearman"]["s_vs_exact"] == pytest.approx(1.0)
+
+
+def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, images):
+    """Positive control on the unplanted tiny model: the last position's residual is its token embedding plus the
+    attention outputs plus MLPs of it, so patching every head there makes run A's next token exactly run B's."""
+    folder = make_tiny_qwen2_5_vl(tmp_path / "qwen")
+    lm = load_backend("qwen2_5_vl", f"pretrained={folder},{TINY_MODEL_ARGS}")
+    every = [(a, b) for a in range(4) for b in range(4)]
+    data = patch_items(lm, _items(images), switch_heads=every, seeds=[], per_head=[], progress=False)
+    assert data["n_items"] + len(data["skipped"]) == 3 and data["n_items"] >= 1
+    cond = data["conditions"][0]
+    assert cond["effect"] == pytest.approx(1.0, abs=1e-3) and cond["flip_rate"] == 1.0
+    assert remaining_hooks(lm) == []
+
+
+def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_path):
+    from ambi_plugin.analysis.cli import cmd_patch, cmd_scores
+
+    _, lm = planted
+    rows = [{"id": f"b{i}", "benchmark": "ambibench", "category": "bistable", "task_type": "open", "image": img,
+             "views": [{"name": "i1", "labels": ["duck"]}, {"name": "i2", "labels": ["rabbit"]}],
+             "views_positional": False} for i, img in enumerate(images)]  # fmt: skip
+    recs = tmp_path / "bistable_open.jsonl"
+    recs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "run"
+    capture_category(lm, load_items(str(recs), "bistable"), out, category="bistable", rule="differs",
+                     gen_kwargs={"max_new_tokens": 3})  # fmt: skip
+    cmd_scores(argparse.Namespace(out=str(out), category=["bistable"], k=10, threshold=0.8, top_fraction=0.01,
+                                  max_fraction=0.1))  # fmt: skip
+    args = argparse.Namespace(out=str(out), category=["bistable"], records=str(recs), heads=None, position=None,
+                              seeds=2, per_head_k=0, limit=None, model="qwen2_5_vl", model_args="")  # fmt: skip
+    assert cmd_patch(args, lm) == 0
+    data = json.loads((out / "patching_bistable.json").read_text())
+    n_switched = sum(it["switched"] for it in json.loads((out / "bistable" / "capture.json").read_text())["items"])
+    assert data["n_items"] + len(data["skipped"]) == n_switched >= 1
+    assert data["heads_file"].endswith("switch_heads_bistable.json") and len(data["per_head"]) == 16
+    exact = np.array(data["exact"], dtype=float)
+    assert np.unravel_index(np.nanargmax(exact), exact.shape) == PLANTED and exact[PLANTED] == pytest.approx(
+        1.0, abs=1e-3
+    )
+    assert set(data["spearman"]) == {"s_vs_atp", "s_vs_exact", "atp_vs_exact", "n_heads_exact"}
+    assert "| switch heads |" in (out / "patching_bistable.md").read_text()
+    for png in ("patching_bistable.png", "atp_bistable.png", "heatmap_bistable.png"):
+        assert (out / png).read_bytes()[:4] == b"\x89PNG"
+
+    # `ambi report` on the run folder includes the causal check (no Table 3 run there: the patching alone)
+    from ambi_plugin.cli import main
+
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--quiet"]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Switch heads: causal check" in text and "### run: bistable" in text and "| switch heads | 1 |" in text
+    assert (tmp_path / "rep" / "plots" / "patching_0_bistable.png").read_bytes()[:4] == b"\x89PNG"
+    assert "](plots/patching_0_bistable.png)" in text
