@@ -36,6 +36,10 @@ def test_wheel_contains_resources(tmp_path):
     entry = [n for n in names if n.endswith("entry_points.txt")]
     text = zipfile.ZipFile(wheels[0]).read(entry[0]).decode()
     assert "[lmms_eval.models]" in text and "ambi = ambi_plugin.cli:main" in text
+    # plain VLMEvalKit run.py finds our tasks: the hook's .pth at site-packages' top, the exact line plainrun defines
+    from ambi_plugin.vlmeval.plainrun import PTH_LINE, PTH_NAME
+
+    assert PTH_NAME in names and zipfile.ZipFile(wheels[0]).read(PTH_NAME).decode() == PTH_LINE
 
 
 def test_help_lists_every_command(capsys):

@@ -25,9 +25,13 @@ import sys
 from pathlib import Path
 
 PTH_NAME = "ambi_plugin_vlmeval.pth"
+# The line Python runs at every start in the environment (shipped in the wheel at site-packages' top; written by
+# `ambi vlmeval-hook install` for other installs): a look at the program's arguments, nothing imported unless the
+# program is a run.py (or `-m vlmeval.run`).
 PTH_LINE = (
-    "import importlib.util as _u; _u.find_spec('ambi_plugin') and "
-    "__import__('ambi_plugin.vlmeval.plainrun', fromlist=['install']).install()\n"
+    "import sys; any(a.endswith('run.py') or a == 'vlmeval.run' for a in getattr(sys, 'orig_argv', sys.argv)) "
+    "and __import__('importlib.util').util.find_spec('ambi_plugin') "
+    "and __import__('ambi_plugin.vlmeval.plainrun', fromlist=['install']).install()\n"
 )
 PROG = "ambi-plugin (run.py)"
 
