@@ -230,9 +230,14 @@ def _cmd_viabench(args: argparse.Namespace) -> int:
 
 
 def _cmd_rcid_copy(args: argparse.Namespace) -> int:
+    from ambi_plugin.benchmarks.hub import DataUnavailableError
     from ambi_plugin.benchmarks.rcid.cli import write_rcid_copy
 
-    manifest = write_rcid_copy(Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type)
+    try:
+        manifest = write_rcid_copy(Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type)
+    except DataUnavailableError as exc:
+        print(f"ambi rcid-copy: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote an RCID copy to {args.out}: {manifest['counts']}; skipped rows: {manifest['n_skipped']}")
     return 0
 
@@ -347,6 +352,12 @@ PASSTHROUGH = ("lmms-eval", "eval")  # subcommands whose arguments all belong to
 def _cmd_vlmeval(args: argparse.Namespace) -> int:
     from ambi_plugin.vlmeval.launcher import main as vlmeval_main
 
+    given = {a.split("=", 1)[0] for a in args.rest if a.startswith("--") and len(a.split("=", 1)[0]) >= 4}
+    if not any(opt.startswith(g) for g in given for opt in ("--data", "--config", "--help")) and "-h" not in args.rest:
+        raise ValueError(
+            "ambi vlmeval needs --data TASK [TASK ...] and --model MODEL (or --config FILE), as VLMEvalKit's run.py "
+            "does; e.g. 'ambi vlmeval --data ambi_synth_all --model ambi_replay' ('ambi vlmeval --help' for run.py's)"
+        )
     return vlmeval_main(args.rest)
 
 

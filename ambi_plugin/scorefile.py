@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.core.parsing import option_label, parse_answer
 from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
 
@@ -76,7 +77,11 @@ def read_rows(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"answers file {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8")
+    with named_input(path, "answers file"):
+        return _rows_of(path, path.read_text(encoding="utf-8"))
+
+
+def _rows_of(path: Path, text: str) -> list[dict]:
     if text.lstrip().startswith("["):
         try:
             rows = json.loads(text)
@@ -320,7 +325,7 @@ def load_records(
 
 def _first_jsonl_object(path: Path) -> dict:
     """The first line of a JSONL file as an object ({} for a JSON list, an empty or unreadable line)."""
-    with path.open(encoding="utf-8") as fh:
+    with named_input(path), path.open(encoding="utf-8") as fh:
         for raw in fh:
             if raw.strip():
                 try:

@@ -20,6 +20,13 @@ def write_rcid_copy(
 
         from .hub import convert
 
+        if str(hub).startswith(("/", ".", "~")) or str(hub).count("/") > 1 or Path(hub).expanduser().is_file():
+            folder = Path(hub).expanduser()
+            if not folder.is_dir():  # a path, not a Hub id: never asked of the Hub
+                raise FileNotFoundError(
+                    f"--hub {hub}: no such folder; pass a folder laid out like the Hub release of RCID or its Hub "
+                    "id (mao1207/RCID)"
+                )
         loaded = load_hub_dataset(hub, benchmark="rcid")
         root = replace_dir_atomically(
             Path(out), lambda tmp: convert(loaded, tmp, source=hub, default_type=default_type)
