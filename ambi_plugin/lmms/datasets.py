@@ -38,6 +38,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -245,7 +246,7 @@ def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
     row = {"id": NO_RECORDS_ID, "task_type": "none", "category": "none", "record": json.dumps(rec)}
     out_dir = cache_dir() / "harness"
     out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{name}-no-records-{hashlib.sha256(reason.encode()).hexdigest()[:12]}.jsonl"
+    out = out_dir / f"{cache_name(name)}-no-records-{hashlib.sha256((name + reason).encode()).hexdigest()[:12]}.jsonl"
     if not out.exists():
         tmp = out.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(json.dumps(row) + "\n", encoding="utf-8")
@@ -260,6 +261,13 @@ def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
     NO_RECORDS[(dataset_path, name)] = reason
     LOADED[(dataset_path, name)] = root
     return out
+
+
+def cache_name(name: str) -> str:
+    """A file name for the cache from a YAML's ``dataset_name``: its characters outside ``[A-Za-z0-9_.-]`` become
+    ``_`` and it never starts with a dot, so ``/abs/dir`` or ``../x`` names a file *in* the cache folder, not
+    beside the user's records (the digest that follows it tells files apart)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).lstrip("._-")[-80:] or "records"
 
 
 @contextlib.contextmanager
@@ -300,10 +308,10 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
         raise DatasetSpecError(
             f"{dataset_path}: no records '{name}' in {root} (available: {', '.join(available) or 'none'})"
         )
-    digest = hashlib.sha256(HARNESS_FORMAT + src.read_bytes() + str(root.resolve()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(HARNESS_FORMAT + src.read_bytes() + str(src.resolve()).encode()).hexdigest()[:16]
     out_dir = cache_dir() / "harness"
     out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{name}-{digest}.jsonl"
+    out = out_dir / f"{cache_name(name)}-{digest}.jsonl"  # in the cache, whatever path dataset_name holds
     with FileLock(str(out) + ".lock"):
         if not out.exists():
             with _collector_paused():
