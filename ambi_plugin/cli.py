@@ -191,6 +191,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ambi_plugin.reports import build_report, write_report
 
     formats = [f.strip() for chunk in args.format for f in chunk.split(",") if f.strip()]
+    bad = [a for a in args.paper_name or [] if "=" not in a or not all(x.strip() for x in a.split("=", 1))]
+    if bad:
+        raise ValueError(
+            f"--paper-name {bad[0]!r}: expected MODEL=PAPER ROW NAME (e.g. --paper-name 'qwen=Qwen2.5-VL-7B')"
+        )
     aliases = dict(a.split("=", 1) for a in args.paper_name or [])
     report = build_report(args.results, names=args.name, compare_paper=args.compare_paper, aliases=aliases,
                           n_boot=args.bootstrap, seed=args.seed, test=args.test)  # fmt: skip

@@ -45,6 +45,19 @@ def cache_dir() -> Path:
     return Path(base) / "ambi_plugin"
 
 
+def looks_like_path(source: str) -> bool:
+    """A ``--source`` / ``--hub`` value that is a path, not a Hub id (``OWNER/NAME``): it starts with ``/``, ``.`` or
+    ``~``, has more than one ``/``, or names a file (``.zip``, ``.json``, ``.jsonl``, ``.parquet``)."""
+    text = str(source)
+    return (
+        text.startswith(("/", ".", "~"))
+        or text.count("/") > 1
+        or os.sep != "/"
+        and os.sep in text
+        or Path(text).suffix.lower() in (".zip", ".json", ".jsonl", ".parquet")
+    )
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

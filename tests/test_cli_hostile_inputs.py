@@ -130,3 +130,44 @@ def test_rcid_copy_from_a_missing_folder_is_one_line(tmp_path):
 
 def test_bare_vlmeval_is_one_line():
     assert_one_line(ambi("vlmeval"), "ambi vlmeval needs --data")
+
+
+# -- point 14: arguments and variables -------------------------------------------------------------------------
+def test_new_category_prompt_with_control_characters_writes_a_yaml_that_loads(tmp_path):
+    import yaml
+
+    from ambi_plugin.taskindex import check_keys
+
+    prompt = "Look\x7f at {question}\x01 \u0085 and\ttell \u2028 me 😀"
+    run = subprocess.run(
+        [sys.executable, "-m", "ambi_plugin.cli", "new-category", "--benchmark", "mybench", "--category", "ducks",
+         "--task-type", "choice", "--prompt", prompt, "--yaml-dir", "y", "--data-dir", "d"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    path = tmp_path / "y" / "mybench_ducks_choice.yaml"
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert loaded["lmms_eval_specific_kwargs"]["default"]["prompt"] == prompt
+    assert check_keys(path) == []  # and lmms-eval's keys check reads it
+
+
+def test_bad_synth_seed_names_the_variable(tmp_path):
+    run = ambi("replay-file", "--out", str(tmp_path / "r.jsonl"), "--tasks", TASK, env={"AMBI_SYNTH_SEED": "abc"})
+    assert_one_line(run, "AMBI_SYNTH_SEED='abc' is not an integer")
+    run = ambi("replay-file", "--out", str(tmp_path / "r.jsonl"), "--tasks", TASK, env={"AMBI_SYNTH_N": "8.5"})
+    assert_one_line(run, "AMBI_SYNTH_N='8.5' is not an integer")
+
+
+def test_paper_name_without_a_value_says_the_form(files):
+    run = ambi("report", str(files["root"] / "nothing"), "--paper-name", "novalue", "--out", str(files["root"] / "r"))
+    assert_one_line(run, "--paper-name 'novalue': expected MODEL=PAPER ROW NAME")
+
+
+@pytest.mark.parametrize("source", ["/no/such/release", "./missing-release", "release.zip"])
+def test_a_missing_source_path_is_not_described_as_a_hub_dataset(tmp_path, source):
+    run = subprocess.run(
+        [sys.executable, "-m", "ambi_plugin.cli", "build", "illusionvqa", "--source", source, "--out", "out"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    line = assert_one_line(run, f"--source {source}: no such file or folder")
+    assert "Hub dataset '" not in line and not (tmp_path / "out").exists()

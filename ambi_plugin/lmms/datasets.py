@@ -71,9 +71,20 @@ def _synth_root() -> Path:
                 "write one with: ambi synth --out DIR --seed S --n N"
             )
         return local
-    seed = int(os.environ.get("AMBI_SYNTH_SEED", "0"))
-    n = int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N)))
-    return ensure_suite(seed=seed, n=n)
+    return ensure_suite(seed=synth_setting("AMBI_SYNTH_SEED", 0), n=synth_setting("AMBI_SYNTH_N", DEFAULT_N))
+
+
+def synth_setting(variable: str, default: int) -> int:
+    """``$AMBI_SYNTH_SEED`` / ``$AMBI_SYNTH_N`` as an integer; a bad value names the variable."""
+    raw = os.environ.get(variable, "")
+    if not raw.strip():
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        what = "the seed of the generated suite" if variable.endswith("SEED") else "items per synthetic task"
+        raise DatasetSpecError(f"{variable}={raw!r} is not an integer ({what}, default {default}); unset it or "
+                               "give a whole number") from None  # fmt: skip
 
 
 def _local_root() -> Path:

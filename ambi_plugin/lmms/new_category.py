@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ambi_plugin.core.schema import TASK_TYPES, validate_record
 
 QUESTIONS = {
@@ -66,6 +68,18 @@ def example_record(benchmark: str, category: str, task_type: str, views: list[st
     return validate_record(rec)
 
 
+def _yaml_string(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar that loads back as ``text``: JSON's quoting when YAML reads it
+    back unchanged, else YAML's own escapes (a control character such as DEL or U+0085 is not allowed raw)."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    try:
+        if yaml.safe_load(f"k: {quoted}") == {"k": text}:
+            return quoted
+    except yaml.YAMLError:
+        pass
+    return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=float("inf")).rstrip("\n")
+
+
 def render_yaml(
     *, tasks: Path, benchmark: str, category: str, task_type: str, prompt: str, group: str | None
 ) -> tuple[str, str]:
@@ -81,7 +95,7 @@ def render_yaml(
         f"dataset_name: {category}",
         "lmms_eval_specific_kwargs:",
         "  default:",
-        f"    prompt: {json.dumps(prompt, ensure_ascii=False)}",
+        f"    prompt: {_yaml_string(prompt)}",
         "metadata: " + json.dumps(meta, ensure_ascii=False),
     ]
     return task, "\n".join(lines) + "\n"

@@ -16,13 +16,13 @@ def write_rcid_copy(
         root = build_synthetic(out, seed=seed, n=n)
     else:
         from ambi_plugin.benchmarks.hub import load_hub_dataset
-        from ambi_plugin.paths import replace_dir_atomically
+        from ambi_plugin.paths import looks_like_path, replace_dir_atomically
 
         from .hub import convert
 
-        if str(hub).startswith(("/", ".", "~")) or str(hub).count("/") > 1 or Path(hub).expanduser().is_file():
+        if looks_like_path(hub):
             folder = Path(hub).expanduser()
-            if not folder.is_dir():  # a path, not a Hub id: never asked of the Hub
+            if not folder.exists():  # a path, not a Hub id: never asked of the Hub
                 raise FileNotFoundError(
                     f"--hub {hub}: no such folder; pass a folder laid out like the Hub release of RCID or its Hub "
                     "id (mao1207/RCID)"
