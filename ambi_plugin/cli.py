@@ -155,9 +155,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from ambi_plugin.scorefile import score_answers, tables_from_results
 
     if args.results:
+        from ambi_plugin.core.inputfiles import named_input
         from ambi_plugin.report import find_results_json
 
-        print(tables_from_results(json.loads(find_results_json(Path(args.results)).read_text())))
+        path = find_results_json(Path(args.results))
+        with named_input(path, "results JSON"):
+            print(tables_from_results(json.loads(path.read_text(encoding="utf-8"))))
         return 0
     if not (args.task and args.answers):
         raise ValueError("ambi score needs --task and --answers (or --results PATH)")

@@ -82,6 +82,7 @@ TASK = "ambi_synth_geometric_yn"
         ("judge-agreement", ["judge-agreement", "{bad}", "{bad}"], "{bad}:2:"),
         ("validate-tasks", ["validate-tasks", "{yaml}"], "{yaml}:3:"),
         ("report", ["report", "{results}", "--out", "{root}/rep", "--no-plots"], "{results}:1:"),
+        ("score --results", ["score", "--results", "{results}"], "{results}:1:"),
     ],
 )
 def test_non_utf8_input_names_file_and_line(files, name, args, where):
