@@ -68,8 +68,13 @@ def _cmd_make_tiny_model(args: argparse.Namespace) -> int:
 def _cmd_replay_file(args: argparse.Namespace) -> int:
     from ambi_plugin.replayfile import write_reference_predictions
 
-    n = write_reference_predictions(Path(args.out), tasks=args.tasks, mode=args.mode, data_dir=args.data_dir)
+    without: dict[str, str] = {}
+    n = write_reference_predictions(
+        Path(args.out), tasks=args.tasks, mode=args.mode, data_dir=args.data_dir, without=without
+    )
     print(f"wrote {n} {args.mode} responses to {args.out}")
+    for task, reason in without.items():
+        print(f"  no rows for {task} (an lmms-eval run reports it NaN): {reason}")
     return 0
 
 
@@ -83,17 +88,32 @@ def _cmd_validate_tasks(args: argparse.Namespace) -> int:
         from ambi_plugin.lmms.validate import validate_tasks
 
         problems = check_keys() + validate_tasks(load=not args.no_load, skipped=skipped)
-    for p in problems:
-        print(f"- {p}", file=sys.stderr)
+    for p in problems:  # one line each; the whole text with --verbose
+        text = str(p).strip()
+        print(f"- {text if args.verbose else (text.splitlines() or [''])[0]}", file=sys.stderr)
     for s in skipped:
         print(f"- skipped (data not available here) {s}", file=sys.stderr)
-    print("all task YAMLs valid" if not problems else f"{len(problems)} problem(s)")
+    summary = "all task YAMLs valid" if not problems else f"{len(problems)} problem(s)"
+    if skipped:
+        summary += f"; {len(skipped)} task(s) not loaded (their data is not available here)"
+    if problems and not args.verbose:
+        summary += " (details: --verbose)"
+    print(summary)
     return 1 if problems else 0
+
+
+def _harness_ready(harness: str) -> bool:
+    """Import what ``harness`` needs for a run before anything else; a failure is one line on stderr."""
+    from ambi_plugin.installcheck import require_harness
+
+    return require_harness(harness, echo=lambda msg: print(msg, file=sys.stderr))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from ambi_plugin.demo import run_demo
 
+    if not _harness_ready("lmms-eval"):
+        return 2
     return run_demo(output=Path(args.output) if args.output else None, limit=args.limit)
 
 
@@ -112,7 +132,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ambi_plugin.lmms.eval_run import run_eval
 
     if not args.rest:
-        build_parser().parse_args(["eval", "--help"])
+        print(
+            "usage: ambi eval --model MODEL [--model_args ARGS] --tasks TASKS [--skip-missing] [lmms-eval options]",
+            file=sys.stderr,
+        )
+        print("ambi eval: error: no arguments (see: ambi eval --help)", file=sys.stderr)
+        return 2
+    if not _harness_ready("lmms-eval"):
+        return 2
     return run_eval(args.rest, echo=lambda msg: print(msg, file=sys.stderr))
 
 
@@ -132,6 +159,11 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
         raise ValueError(f"{path} is not a JSON file: {RESULTS_EXPECTED}") from None
     if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
         raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
+    from ambi_plugin.report import format_run_header
+
+    header = format_run_header(results)
+    if header:
+        print(header + "\n")
     print(format_results_table(results))
     from ambi_plugin.benchmarks.ambibench.tables import format_tables as ambibench_tables
 
@@ -225,10 +257,23 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
-    from ambi_plugin.benchmarks.status import report_lines
+    from ambi_plugin.benchmarks.status import GROUPS, report_lines
 
-    print("\n".join(report_lines()))
-    return 0
+    wanted = args.check or None
+    unknown = [b for b in wanted or [] if b not in GROUPS]
+    if unknown:
+        print(
+            f"ambi data: error: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}", file=sys.stderr
+        )
+        return 2
+    verdicts: dict[str, bool] = {}
+    print("\n".join(report_lines(wanted, verdicts)))
+    if wanted is None:
+        return 0
+    bad = [b for b in wanted if not verdicts.get(b)]
+    if bad:
+        print(f"ambi data: not usable here: {', '.join(bad)}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def _cmd_viabench(args: argparse.Namespace) -> int:
@@ -242,7 +287,9 @@ def _cmd_rcid_copy(args: argparse.Namespace) -> int:
     from ambi_plugin.benchmarks.rcid.cli import write_rcid_copy
 
     try:
-        manifest = write_rcid_copy(Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type)
+        manifest = write_rcid_copy(
+            Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type, human=args.human
+        )
     except DataUnavailableError as exc:
         print(f"ambi rcid-copy: {exc}", file=sys.stderr)
         return 2
@@ -359,6 +406,9 @@ PASSTHROUGH = ("lmms-eval", "eval")  # subcommands whose arguments all belong to
 # `ambi export-tsv BENCH` writes LMUData TSV files.
 def _cmd_vlmeval(args: argparse.Namespace) -> int:
     from ambi_plugin.vlmeval.launcher import main as vlmeval_main
+    from ambi_plugin.vlmeval.launcher import quiet_missing_env
+
+    quiet_missing_env()
 
     given = {a.split("=", 1)[0] for a in args.rest if a.startswith("--") and len(a.split("=", 1)[0]) >= 4}
     if not any(opt.startswith(g) for g in given for opt in ("--data", "--config", "--help")) and "-h" not in args.rest:
@@ -366,6 +416,8 @@ def _cmd_vlmeval(args: argparse.Namespace) -> int:
             "ambi vlmeval needs --data TASK [TASK ...] and --model MODEL (or --config FILE), as VLMEvalKit's run.py "
             "does; e.g. 'ambi vlmeval --data ambi_synth_all --model ambi_replay' ('ambi vlmeval --help' for run.py's)"
         )
+    if args.rest not in ([], ["-h"], ["--help"]) and not _harness_ready("VLMEvalKit"):
+        return 2
     return vlmeval_main(args.rest)
 
 
@@ -383,20 +435,62 @@ def _cmd_export_tsv(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def _cmd_vlmeval_hook(args: argparse.Namespace) -> int:
+    from ambi_plugin.vlmeval import plainrun
+
+    path = Path(args.site or plainrun.site_dir()) / plainrun.PTH_NAME
+    if args.action == "install":
+        plainrun.install_pth(args.site)
+        print(f"wrote {path}: VLMEvalKit's own run.py now runs our tasks (ambi vlmeval-hook remove undoes it)")
+    elif args.action == "remove":
+        gone = plainrun.remove_pth(args.site)
+        print(f"removed {gone}" if gone else f"nothing to remove: {path} does not exist")
+    else:
+        print(f"installed: {path}" if path.exists() else f"not installed ({path} does not exist)")
+    return 0
+
+
 def _vlmeval_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     p["vlmeval"].add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to VLMEvalKit's run.py")
     p["vlmeval"].prefix_chars = "+"  # every --option (also --help) goes to run.py, none is parsed here
     p["export-tsv"].add_argument("bench", help="a benchmark (ambibench, illusionvqa ...), a group or tasks (a,b)")
     p["export-tsv"].add_argument("--out", default=None, help="folder to write (default: $LMUData or ~/LMUData)")
+    hook = p["vlmeval-hook"]
+    hook.add_argument(
+        "action", nargs="?", choices=("install", "remove", "status"), default="status", help="default: status"
+    )
+    hook.add_argument(
+        "--site", default=None, help="folder for the .pth file (default: this environment's site-packages)"
+    )
 
 
 COMMANDS.update(
     {
         "vlmeval": ("run VLMEvalKit's run.py with our tasks and the ambi_replay model registered", _cmd_vlmeval),
         "export-tsv": ("write a benchmark's tasks as VLMEvalKit TSV files (LMUData layout)", _cmd_export_tsv),
+        "vlmeval-hook": (
+            "install / remove / show the .pth hook that lets VLMEvalKit's own run.py run our tasks",
+            _cmd_vlmeval_hook,
+        ),
     }
 )
 # --- end VLMEvalKit
+
+
+def _version_text() -> str:
+    from importlib import metadata
+
+    import ambi_plugin
+
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return (
+        f"ambi-plugin {ambi_plugin.__version__} (lmms-eval {version('lmms-eval')}, VLMEvalKit {version('ms-vlmeval')})"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -404,8 +498,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ambi",
         description="ambi-plugin: perception benchmarks for vision-language models, for lmms-eval.",
     )
+    parser.add_argument("--version", action="version", version=_version_text())
     sub = parser.add_subparsers(dest="command", metavar="<command>")
     p = {name: sub.add_parser(name, help=desc, description=desc) for name, (desc, _) in COMMANDS.items()}
+    parser.set_defaults(_subparsers=p)
 
     p["synth"].add_argument("--out", required=True, help="folder to write (replaced atomically)")
     p["synth"].add_argument("--seed", type=int, default=0, help="random seed: same seed and n, same suite (default 0)")
@@ -430,9 +526,17 @@ def build_parser() -> argparse.ArgumentParser:
         "its top-level keys checked against lmms-eval's, naming file, task and key",
     )
     p["validate-tasks"].add_argument("--no-load", action="store_true", help="skip building each task through lmms-eval")
+    p["validate-tasks"].add_argument("--verbose", action="store_true", help="each problem in full (default: one line)")
     p["demo"].add_argument("--output", default=None, help="lmms-eval output folder (default: a folder in the cache)")
     p["demo"].add_argument("--limit", type=int, default=None, help="items per task (default: all)")
     p["results"].add_argument("path", help="results JSON or lmms-eval output folder")
+    p["data"].add_argument(
+        "--check",
+        nargs="+",
+        metavar="BENCHMARK",
+        default=None,
+        help="only these benchmarks; exit 0 when every one is usable here, 1 otherwise",
+    )
     for name in PASSTHROUGH:
         p[name].add_argument("rest", nargs=argparse.REMAINDER, help="lmms-eval's own arguments, passed unchanged")
     sc = p["score"]
@@ -496,8 +600,12 @@ def build_parser() -> argparse.ArgumentParser:
     rc = p["rcid-copy"]
     rc.add_argument("--out", required=True, help="folder to write (then: export AMBI_RCID_DIR=<out>)")
     rc.add_argument(
-        "--hub", default=None, help="a Hub id (mao1207/RCID) or a folder laid out like it; default: generate"
+        "--hub",
+        default=None,
+        help="a Hub id (mao1207/RCID), a folder laid out like it, or a folder of data built with the authors' code "
+        "(questions.json / train_results.json); default: generate",
     )
+    rc.add_argument("--human", default=None, help="the authors' data: a file of human answers (docs/rcid.md)")
     rc.add_argument("--n", type=int, default=8, help="generated images per illusion type (at least 8)")
     rc.add_argument("--seed", type=int, default=0, help="seed of the generated copy")
     rc.add_argument("--type", default=None, choices=("contrast", "stripe", "filter"), help="--hub: type of every row")
@@ -525,7 +633,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] and argv[0] in PASSTHROUGH and argv[1:] not in (["-h"], ["--help"]):
         args = argparse.Namespace(command=argv[0], rest=argv[1:])  # lmms-eval's arguments, untouched by argparse
     else:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # the subcommand's own usage, not the top-level one
+            subparsers = getattr(args, "_subparsers", {}) or {}
+            target = subparsers.get(args.command) or parser
+            target.error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
         parser.print_help()
         return 0

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -65,8 +64,8 @@ def offline_env() -> dict[str, str]:
 
 def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     from ambi_plugin.data.synth import DEFAULT_N, ensure_suite
-    from ambi_plugin.lmms.cli_run import lmms_eval_argv
-    from ambi_plugin.report import find_results_json, format_results_table, task_metrics
+    from ambi_plugin.lmms.cli_run import lmms_eval_argv, run_lmms_eval
+    from ambi_plugin.report import format_results_table, task_metrics
     from ambi_plugin.taskindex import index
 
     t0 = time.time()
@@ -88,16 +87,16 @@ def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     print("[3/3] running:", " ".join(cmd), flush=True)
     output.mkdir(parents=True, exist_ok=True)
     log_path = output / "lmms-eval.log"
-    with log_path.open("w") as log:  # lmms-eval's own tables go to the log; its progress bars stay on stderr
-        proc = subprocess.run(cmd, env=offline_env(), stdout=log)
+    # lmms-eval's own tables go to the log (secrets masked); its progress bars stay on stderr
+    run = run_lmms_eval(args, output=output, env=offline_env(), timeout=None, capture=False, log=log_path)
     print(f"      lmms-eval log: {log_path}", flush=True)
-    try:
-        path = find_results_json(output)
-    except FileNotFoundError:
+    if run.results_path is None:
         print(
-            f"ambi demo: lmms-eval wrote no results (exit code {proc.returncode}); see its log above", file=sys.stderr
+            f"ambi demo: lmms-eval wrote no results (exit code {run.returncode}); see its log: {log_path}",
+            file=sys.stderr,
         )
         return 1
+    path = run.results_path
     import json
 
     results = json.loads(path.read_text())

@@ -31,19 +31,49 @@ def expand_tasks(names: str | list[str], idx: dict[str, TaskInfo] | None = None)
     return out
 
 
+class NoRecords(LookupError):
+    """A converted release gives no rows for a task (its reason in ``args[0]``)."""
+
+
+def _holds_no_rows(path: Path) -> bool:
+    with path.open(encoding="utf-8") as fh:
+        return not any(line.strip() for line in fh)
+
+
 def task_records(info: TaskInfo, data_dir: Path | None = None) -> list[dict]:
-    """The records a task evaluates, read from ``data_dir`` or from its ``ambi://`` source."""
-    from ambi_plugin.lmms.datasets import source_root
+    """The records a task evaluates, read from ``data_dir`` or from its ``ambi://`` source. Raises
+    :class:`NoRecords` with the release's reason when a converted release has no rows for the task."""
+    from ambi_plugin.benchmarks.release import read_report
+    from ambi_plugin.lmms.datasets import absent_reason, source_root
 
     name = info.config.get("dataset_name") or info.name
     root = Path(data_dir) if data_dir else source_root(str(info.config.get("dataset_path")))
-    return read_records(root / f"{name}.jsonl")
+    src = root / f"{name}.jsonl"
+    report = read_report(root)
+    if report is not None and (not src.is_file() or _holds_no_rows(src)):
+        raise NoRecords(absent_reason(report, name))
+    return read_records(src)
 
 
-def write_reference_predictions(out: Path, *, tasks: str | list[str], mode: str, data_dir: Path | None = None) -> int:
+def write_reference_predictions(
+    out: Path,
+    *,
+    tasks: str | list[str],
+    mode: str,
+    data_dir: Path | None = None,
+    without: dict[str, str] | None = None,
+) -> int:
+    """Reference responses for every record of ``tasks``; a task its release has no rows for is left out and
+    named in ``without`` (task -> reason), as an lmms-eval run reports it NaN with that reason."""
     rows = []
     for info in expand_tasks(tasks):
-        for rec in task_records(info, data_dir):
+        try:
+            recs = task_records(info, data_dir)
+        except NoRecords as exc:
+            if without is not None:
+                without[info.name] = str(exc)
+            continue
+        for rec in recs:
             rows.append({"task": info.name, "id": str(rec["id"]), "response": reference_response(rec, mode)})
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -47,3 +47,30 @@ def format_results_table(results: dict) -> str:
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+def format_run_header(results: dict) -> str:
+    """What ran: the model and its arguments, items per task, a warning when ``--limit`` cut the tasks short, and the
+    tasks skipped by the preflight or with item errors."""
+    config = results.get("config") or {}
+    lines = []
+    if config.get("model"):
+        args = config.get("model_args")
+        lines.append(f"model: {config['model']}" + (f" ({args})" if args else ""))
+    samples = results.get("n-samples") or {}
+    counts = {t: (v or {}).get("effective") for t, v in sorted(samples.items()) if isinstance(v, dict)}
+    if counts:
+        lines.append("items per task: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
+    limit = config.get("limit")
+    if limit not in (None, "", 0):
+        lines.append(
+            f"WARNING: this run used --limit {limit}: each task ran on at most {limit} items, so the numbers are not "
+            "the benchmark's and cannot be compared with the papers"
+        )
+    section = results.get("ambi_plugin") or {}
+    for task, why in (section.get("skipped") or {}).items():
+        lines.append(f"skipped (NaN): {task}: {why}")
+    for task, info in (section.get("item_errors") or {}).items():
+        first = (info.get("items") or [{}])[0]
+        lines.append(f"item errors: {task}: {info.get('count')} (first: id {first.get('id')}: {first.get('reason')})")
+    return "\n".join(lines)

@@ -95,18 +95,37 @@ _index_lock = threading.Lock()
 _index_cache: dict[tuple, dict[str, TaskInfo]] = {}
 
 
+USER_TASKS_ENV = "AMBI_TASKS_PATH"  # folders of the user's own task YAMLs (ambi new-category), os.pathsep-separated
+
+
+def user_task_dirs() -> list[Path]:
+    """The folders of ``$AMBI_TASKS_PATH`` that exist: a user's categories, known to ``ambi tasks`` / ``score`` /
+    ``replay-file`` / ``report`` and added to lmms-eval's include paths like ours."""
+    import os
+
+    raw = os.environ.get(USER_TASKS_ENV, "")
+    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip() and Path(p).expanduser().exists()]
+
+
 def index(root: Path | None = None) -> dict[str, TaskInfo]:
-    """Every task and group under ``root`` (a folder, default our shipped ``task_yamls``, or one YAML file).
+    """Every task and group under ``root`` (a folder or one YAML file; default our shipped ``task_yamls`` and the
+    user's folders in ``$AMBI_TASKS_PATH``).
 
     Every lmms-eval run reads our index (discovery checks our YAMLs; the results writer asks whether a task is
     ours), so it is kept per process while no file under ``root`` changes (name, size, modification time)."""
-    root = Path(root or tasks_dir())
-    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-    key = (str(root), *((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    roots = [Path(root)] if root is not None else [Path(tasks_dir()), *user_task_dirs()]
+    files = [f for r in roots for f in (sorted(p for p in r.rglob("*") if p.is_file()) if r.is_dir() else [r])]
+    key = (*(str(r) for r in roots), *((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
     with _index_lock:
         if key in _index_cache:
             return dict(_index_cache[key])
-    out = _build_index(root)
+    out: dict[str, TaskInfo] = {}
+    for r in roots:
+        part = _build_index(r)
+        for name, info in part.items():
+            if name in out:
+                raise TaskYamlError(f"{info.path}: name {name!r} is also defined in {out[name].path}")
+            out[name] = info
     with _index_lock:
         _index_cache.clear()  # one root at a time is all a run needs
         _index_cache[key] = out

@@ -248,7 +248,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     def model(p):
         p.add_argument("--model", required=True, help="lmms-eval model name: qwen2_5_vl, llava_hf, internvl3, ...")
-        p.add_argument("--model-args", default="", help="lmms-eval --model_args, e.g. pretrained=...,device_map=auto")
+        p.add_argument(
+            "--model-args",
+            "--model_args",
+            dest="model_args",
+            default="",
+            help="lmms-eval --model_args (either spelling), e.g. pretrained=...,device_map=auto",
+        )
         p.add_argument("--max-new-tokens", type=int, default=16)
 
     def cats(p):

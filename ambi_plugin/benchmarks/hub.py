@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from filelock import FileLock
@@ -51,17 +51,29 @@ def load_hub_dataset(source: str, *, benchmark: str):
         raise DataUnavailableError(_FAILED[str(source)]) from None
 
 
-def source_key(*parts: str) -> str:
-    """A short stable key for a cache folder name; a part naming a local folder adds its files' sizes and
-    modification times, so an edited local copy is converted again."""
-    items = []
-    for part in parts:
-        items.append(part)
-        path = Path(part)
-        if path.is_dir():
+def source_key(*parts: str, read: Iterable[str | os.PathLike] = ()) -> str:
+    """A short stable key for a cache folder name: what a conversion depends on, and nothing else.
+
+    ``parts`` are text (a converter version, an option's value, a repo id, a resolved path as a name) and are never
+    looked up on disk: an unset option (``""``) is the empty text, not the current folder. ``read`` lists the files
+    and folders the conversion reads (absolute paths): a file adds its size and modification time, a folder those of
+    every file below it, so an edited copy is converted again. No other file is looked at, so the key does not depend
+    on the folder a run is started from."""
+    items = [str(p) for p in parts]
+    for entry in read:
+        path = Path(entry)
+        if not str(entry) or not path.is_absolute():
+            raise ValueError(f"source_key: the paths a conversion reads must be absolute, got {str(entry)!r}")
+        items.append(f"read:{path}")
+        if path.is_file():
+            st = path.stat()
+            items.append(f":{st.st_size}:{st.st_mtime_ns}")
+        elif path.is_dir():
             for f in sorted(p for p in path.rglob("*") if p.is_file()):
                 st = f.stat()
                 items.append(f"{f.relative_to(path)}:{st.st_size}:{st.st_mtime_ns}")
+        else:
+            items.append(":missing")
     return hashlib.sha256("\x00".join(items).encode()).hexdigest()[:12]
 
 

@@ -34,7 +34,7 @@ from ambi_plugin.core.schema import write_dataset as _write_dataset
 BENCHMARK = "illusionvqa"
 HUB_COMPREHENSION = "csebuetnlp/illusionVQA-Comprehension"
 HUB_SOFT_LOCALIZATION = "csebuetnlp/illusionVQA-Soft-Localization"
-CONVERTER_VERSION = "3"  # of the Hub loader (materialize_from_hub): a new version converts cached copies again
+CONVERTER_VERSION = "4"  # of the Hub loader (materialize_from_hub): a new version converts cached copies again
 
 # Table 1 / Table 8 rows, in the paper's order, with the paper's labels.
 CATEGORIES: tuple[str, ...] = (
@@ -278,6 +278,9 @@ def build_records(
             if report is None:
                 raise
             report.skip(rid, _reason(str(exc)), task=test_tasks[0], also=tuple(t for t in test_tasks[1:] if t))
+            continue
+        if report is not None:
+            report.load()
     out = {FILES[(task, 0)]: test}
     if fewshot_rows is None:
         if report is not None and split == "test":
@@ -295,6 +298,8 @@ def build_records(
                 raise
             report.skip(f"train:{rr['id']}", _reason(str(exc)), task=rest[0], also=tuple(rest[1:]))
             continue
+        if report is not None:
+            report.load()  # a few-shot example
         if r.get("reasoning"):
             rec["reasoning"] = str(r["reasoning"])
         shots.append(rec)
@@ -371,6 +376,8 @@ def _hub_rows(ds, *, split: str, image_dir: Path, report: Any = None, tasks: tup
     from ambi_plugin.benchmarks.hub import save_image
 
     rows = []
+    contents: dict[str, list[str]] = {}  # id -> the contents of the rows read with it
+    names: set[str] = set()
     for k, row in enumerate(ds):
         img = row.get("image")
         name = row.get("image_name") or row.get("file_name")
@@ -379,16 +386,50 @@ def _hub_rows(ds, *, split: str, image_dir: Path, report: Any = None, tasks: tup
         rid = row.get("id", k if split == "test" else f"{split}{k}")
         if report is not None:
             report.read()
-        name = str(name or f"{split}_{rid}.png")
+        shown = rid if split == "test" else f"{split}:{rid}"
+        task = tasks[0] if tasks else None
+        if report is not None:  # the same id again: an identical row is kept once, a different one gets a new id
+            content = _content(row)
+            earlier = contents.setdefault(str(rid), [])
+            if content in earlier:
+                report.merge(shown, f"duplicate row: identical to the earlier row with id {rid}", task=task)
+                continue
+            earlier.append(content)
+            if len(earlier) > 1:
+                rid = f"{rid}#{len(earlier)}"
+                report.flag(FLAG_SAME_ID, rid if split == "test" else f"{split}:{rid}")
+                name = None
+        name = str(name or f"{split}_{str(rid).replace('#', '_')}.png")
+        if name in names and report is not None:
+            name = f"{Path(name).stem}_{k}{Path(name).suffix}"  # another image published under the same name
         if img is None:
             if report is None:
                 raise ValueError(f"{split} row {k} (id={rid!r}): no image")
             shown = rid if split == "test" else f"{split}:{rid}"
-            report.skip(shown, "missing image: the row has no image", task=tasks[0] if tasks else None, also=tasks[1:])
+            report.skip(shown, "missing image: the row has no image", task=task, also=tasks[1:])
             continue
+        names.add(name)
         save_image(img, image_dir / name)
         rows.append({**{key: v for key, v in row.items() if key != "image"}, "id": rid, "image": name})
     return rows
+
+
+FLAG_SAME_ID = "same id as an earlier row, different content: kept under a distinct id (<id>#n)"
+
+
+def _content(row: Mapping[str, Any]) -> str:
+    """A row's content, its image's pixels included, as one comparable string."""
+    import hashlib
+
+    img = row.get("image")
+    if isinstance(img, dict):
+        blob = img.get("bytes") or (Path(img["path"]).read_bytes() if img.get("path") else b"")
+    elif img is not None and hasattr(img, "tobytes"):
+        blob = f"{img.mode}{img.size}".encode() + img.tobytes()
+    else:
+        blob = b""
+    rest = {k: v for k, v in row.items() if k != "image"}
+    return json.dumps(rest, sort_keys=True, default=str) + hashlib.sha256(blob).hexdigest()
 
 
 def _convert_task(task: str, dsets, tmp: Path, source: str, report: Any = None) -> dict[str, int]:
@@ -447,7 +488,10 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
     """Both Hub releases (``$AMBI_ILLUSIONVQA_COMPREHENSION_HUB`` / ``$AMBI_ILLUSIONVQA_SOFT_LOCALIZATION_HUB``,
     defaults the csebuetnlp datasets; local folders laid out like the Hub work too) as canonical records in
     the cache; the ``train`` split gives the 4-shot examples, further splits (Comprehension's ``select``) are kept
-    beside them. Bad rows are skipped and counted in the load report. Returns the folder."""
+    beside them. Bad rows are skipped and counted in the load report. Two rows of a split with the same ``id``: an
+    identical one (its image included) is kept once and counted as merged; a different one is kept under the id
+    ``<id>#2`` and flagged. Every row read is loaded (an item, a few-shot example), skipped or merged. Returns the
+    folder."""
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
     from ambi_plugin.benchmarks.release import LoadReport, strict_mode
 
@@ -458,7 +502,9 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
         or HUB_SOFT_LOCALIZATION,
     }
     resolved = {task: _resolve_source(str(src)) for task, src in sources.items()}
-    out = benchmark_cache(BENCHMARK, source_key(CONVERTER_VERSION, *(path for path, _ in resolved.values())))
+    paths = [path for path, _ in resolved.values()]
+    local = [Path(p).expanduser().resolve() for p in paths if Path(p).expanduser().exists()]
+    out = benchmark_cache(BENCHMARK, source_key(CONVERTER_VERSION, *paths, read=local))
     if (out / ".complete").is_file():
         return out
     from ambi_plugin.benchmarks.hub import load_hub_dataset

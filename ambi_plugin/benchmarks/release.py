@@ -1,7 +1,10 @@
 """Reading a benchmark's release as its authors (or the Hub) publish it: where it comes from, and what was read.
 
-* :class:`LoadReport` counts the rows read, the records written per task, and every row skipped with its id and
-  reason. A bad row is reported once, skipped and counted; with strict mode (``$AMBI_STRICT=1`` or ``strict: true``
+* :class:`LoadReport` counts the rows read, the items loaded, the records written per task, every row skipped with
+  its id and reason, and every duplicate row merged into an earlier one. It always adds up: ``rows read = items
+  loaded + rows skipped (by reason) + duplicates merged`` (:meth:`LoadReport.identity`; a row is one line, entry or
+  question of the release, as each loader's docstring says; an item may give several records: a 4-shot twin, a
+  prompt variant). A bad row is reported once, skipped and counted; with strict mode (``$AMBI_STRICT=1`` or ``strict: true``
   in the ambi config) the first bad row stops the load instead. Rows kept but worth a look (U+FFFD text, a breakdown
   value the release does not give) are *flagged* with their ids; records files the release gives no rows for are
   listed as *absent* with the reason (their tasks run on zero rows and report NaN). The report is printed when a
@@ -48,17 +51,40 @@ class LoadReport:
     source: str
     strict: bool = False
     rows_read: int = 0
+    items_loaded: int = 0  # rows of the release that became an item (or a few-shot example)
     records: Counter = field(default_factory=Counter)
     skipped: list[dict[str, Any]] = field(default_factory=list)
+    merged: list[dict[str, Any]] = field(default_factory=list)  # duplicate rows merged into an earlier row
     notes: list[str] = field(default_factory=list)
     flagged: dict[str, list[str]] = field(default_factory=dict)  # what was noticed -> ids of the rows kept
     absent: dict[str, str] = field(default_factory=dict)  # records name -> why the release has no rows for it
+    results_notes: list[str] = field(default_factory=list)  # said next to every result of the benchmark
 
     def read(self, n: int = 1) -> None:
         self.rows_read += n
 
+    def load(self, n: int = 1) -> None:
+        """``n`` rows read became items (each row read is loaded, skipped or merged exactly once)."""
+        self.items_loaded += n
+
     def wrote(self, task: str, n: int = 1) -> None:
         self.records[task] += n
+
+    def merge(self, rid: Any, reason: str, *, task: str | None = None) -> None:
+        """A row identical to an earlier one (``reason`` names it): kept once, counted here."""
+        self.merged.append({"id": str(rid), "reason": str(reason), "task": task or UNASSIGNED})
+
+    def identity(self) -> dict[str, Any]:
+        """``rows read = items loaded + skipped (by reason) + merged duplicates``, with ``adds_up``."""
+        total = self.items_loaded + len(self.skipped) + len(self.merged)
+        return {
+            "rows_read": self.rows_read,
+            "items_loaded": self.items_loaded,
+            "skipped": len(self.skipped),
+            "skipped_by_reason": self.skipped_by_reason(),
+            "merged_duplicates": len(self.merged),
+            "adds_up": total == self.rows_read,
+        }
 
     def skip(self, rid: Any, reason: str, *, task: str | None = None, also: tuple[str, ...] = ()) -> None:
         """Report a bad row (id and reason); in strict mode raise :class:`BadRowError` instead.
@@ -107,6 +133,10 @@ class LoadReport:
             "source": self.source,
             "strict": self.strict,
             "rows_read": self.rows_read,
+            "items_loaded": self.items_loaded,
+            "merged_total": len(self.merged),
+            "merged": self.merged,
+            "identity": self.identity(),
             "records": dict(sorted(self.records.items())),
             "records_total": sum(self.records.values()),
             "skipped_total": len(self.skipped),
@@ -116,6 +146,7 @@ class LoadReport:
             "flagged": self.flagged,
             "absent": dict(sorted(self.absent.items())),
             "notes": self.notes,
+            "results_notes": self.results_notes,
         }
 
     def write(self, folder: str | Path) -> Path:
@@ -126,6 +157,7 @@ class LoadReport:
     def summary(self, *, max_rows: int = 50) -> str:
         lines = [
             f"ambi-plugin: loaded {self.benchmark} from {self.source}",
+            "  " + identity_line(self.identity()),
             f"  rows read: {self.rows_read}; records written: {sum(self.records.values())}; "
             f"rows skipped: {len(self.skipped)}",
         ]
@@ -137,6 +169,10 @@ class LoadReport:
                 lines.append(f"    skipped {s['id']} ({s['task']}): {s['reason']}")
             if len(self.skipped) > max_rows:
                 lines.append(f"    ... {len(self.skipped) - max_rows} more in {REPORT_FILE}")
+        for m in self.merged[:max_rows]:
+            lines.append(f"    merged {m['id']} ({m['task']}): {m['reason']}")
+        if len(self.merged) > max_rows:
+            lines.append(f"    ... {len(self.merged) - max_rows} more merged in {REPORT_FILE}")
         for records, reason in sorted(self.absent.items()):
             lines.append(f"  no records: {records} (its tasks run on zero rows and report NaN): {reason}")
         for what, ids in self.flagged.items():
@@ -151,6 +187,17 @@ class LoadReport:
         if folder is not None:
             self.write(folder)
         print(self.summary(), file=sys.stderr, flush=True)
+
+
+def identity_line(identity: dict[str, Any]) -> str:
+    """``rows read R = items loaded I + skipped S (reason n, ...) + merged duplicates M`` (and whether it adds up)."""
+    reasons = identity.get("skipped_by_reason") or {}
+    why = f" ({', '.join(f'{k} {v}' for k, v in reasons.items())})" if reasons else ""
+    line = (
+        f"rows read {identity.get('rows_read')} = items loaded {identity.get('items_loaded')} + skipped "
+        f"{identity.get('skipped')}{why} + merged duplicates {identity.get('merged_duplicates')}"
+    )
+    return line if identity.get("adds_up") else line + " (DOES NOT ADD UP: please report this as a bug)"
 
 
 def read_report(folder: str | Path) -> dict[str, Any] | None:
@@ -200,8 +247,7 @@ def unpack_zip(archive: str | Path, *, benchmark: str) -> Path:
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
 
     archive = Path(archive)
-    st = archive.stat()
-    out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), str(st.st_size), str(st.st_mtime_ns)))
+    out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), read=[archive.resolve()]))
     if not (out / ".complete").is_file():
         with zipfile.ZipFile(archive) as zf:
             members_to_unpack(zf, archive)  # refused before the cache folder is made
@@ -241,6 +287,7 @@ __all__ = [
     "REPORT_FILE",
     "fetch_command",
     "hub_snapshot",
+    "identity_line",
     "read_report",
     "strict_mode",
     "unpack_zip",

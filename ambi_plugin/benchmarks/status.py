@@ -26,6 +26,24 @@ LOCAL_ONLY: dict[str, str] = {
     "viabench": "only the challenge's validation split is public (GitHub: "
     "Houwenjin/DataCV-2026-Challenge-CVPR-Task-II-Competition, val/): point AMBI_VIABENCH_DIR at its folder",
 }
+# the layouts a local copy may have (AMBI_<BENCHMARK>_DIR), as the loaders read them
+RELEASE_LAYOUTS: dict[str, str] = {
+    "ambibench": "the Hub release BLNL/AmbiBench as downloaded (metadata.jsonl beside the images and videos) or its zip",
+    "illusionbench": "the authors' release (Image_properties.json with the image folder) or its zip, or lmms-lab's "
+    "IllusionBench copy as downloaded (parquet files)",
+    "illusionvqa": "the Hub folders csebuetnlp/illusionVQA-Comprehension and/or -Soft-Localization as downloaded "
+    "(parquet files), side by side in one folder, or a zip of them",
+    "rcid": "a folder written by 'ambi rcid-copy', or the Hub copy mao1207/RCID as downloaded",
+    "viabench": "a folder written by 'ambi viabench import'",
+}
+CANONICAL_LAYOUT = "a canonical copy: <records>.jsonl files beside their images (from 'ambi import' or 'ambi build')"
+
+
+def expected_layout(benchmark: str) -> str:
+    layout = RELEASE_LAYOUTS.get(benchmark)
+    return f"{layout}, or {CANONICAL_LAYOUT}" if layout else CANONICAL_LAYOUT
+
+
 GROUPS = {
     "viabench": "ambi_viabench_all, ambi_viabench_val",
     "ambibench": "ambibench_all",
@@ -46,6 +64,7 @@ class Status:
     skipped: int | None = None
     absent: dict[str, str] = field(default_factory=dict)  # records files the release has no rows for -> why
     built: str | None = None  # the built copy under the data root (ambi build; AMBI_DATA_ROOT)
+    identity: dict | None = None  # rows read = items loaded + skipped + merged, of the newest converted copy
 
     @property
     def available(self) -> bool:
@@ -94,17 +113,88 @@ def status(benchmark: str) -> Status:
         if report is not None:
             st.records, st.skipped = report.get("records_total"), report.get("skipped_total")
             st.absent = dict(report.get("absent") or {})
+            st.identity = report.get("identity")
             break
     return st
 
 
-def report_lines() -> list[str]:
-    """The lines ``ambi data`` prints."""
-    lines = ["ambi_synth: available (generated offline on first use; AMBI_SYNTH_SEED / AMBI_SYNTH_N)"]
+@dataclass
+class Usability:
+    usable: bool
+    problem: str | None = None  # why not, with the layout expected
+    rows: dict[str, int] = field(default_factory=dict)  # task -> rows its records hold
+    no_records: dict[str, str] = field(default_factory=dict)  # task -> why the release has no rows for it
+
+
+def _line_count(path: Path) -> int:
+    with path.open("rb") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+def probe(benchmark: str) -> Usability:
+    """Resolve the benchmark's records as a run would (a release is converted once and cached) and count the rows
+    per task. Local only: offline, a Hub copy that is not in the HF cache is not fetched."""
+    from ambi_plugin.benchmarks.release import read_report
+    from ambi_plugin.lmms.datasets import SCHEME, absent_reason, source_root
+    from ambi_plugin.taskindex import index
+
+    saved = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"  # ambi data never downloads
+    try:
+        root = source_root(f"{SCHEME}{benchmark}")
+    except Exception as exc:  # noqa: BLE001 - every failure is the verdict
+        return Usability(False, (str(exc).strip().splitlines() or [type(exc).__name__])[0])
+    finally:
+        if saved is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = saved
+    report = read_report(root) or {}
+    out = Usability(True)
+    for info in index().values():
+        cfg = info.config
+        if info.kind != "task" or str(cfg.get("dataset_path", "")) != f"{SCHEME}{benchmark}":
+            continue
+        src = root / f"{cfg.get('dataset_name', '')}.jsonl"
+        n = _line_count(src) if src.is_file() else 0
+        if n:
+            out.rows[info.name] = n
+        else:
+            out.no_records[info.name] = absent_reason(report, str(cfg.get("dataset_name"))) if report else "no records"
+    if not out.rows:
+        out.usable = False
+        out.problem = f"{root} holds no records for any task of {benchmark}; expected {expected_layout(benchmark)}"
+    return out
+
+
+def _usability_lines(benchmark: str, present: bool) -> tuple[bool, list[str]]:
+    """The verdict line's state and the detail lines of one benchmark."""
+    if not present:
+        return False, []
+    use = probe(benchmark)
+    if not use.usable:
+        return False, [f"  why: {use.problem}"]
+    total = sum(use.rows.values())
+    lines = [f"  records: {total} in {len(use.rows)} task(s): " + ", ".join(f"{t} {n}" for t, n in use.rows.items())]
+    return True, lines  # tasks without records: the "no records" lines of the load report
+
+
+def report_lines(benchmarks: list[str] | None = None, verdicts: dict[str, bool] | None = None) -> list[str]:
+    """The lines ``ambi data`` prints; ``verdicts`` (when given) gets each benchmark's usability."""
+    verdicts = {} if verdicts is None else verdicts
+    wanted = benchmarks or [*HUB_SOURCES, *LOCAL_ONLY]
+    lines = []
+    if benchmarks is None:
+        lines.append("ambi_synth: available (generated offline on first use; AMBI_SYNTH_SEED / AMBI_SYNTH_N)")
     for bench in HUB_SOURCES:
+        if bench not in wanted:
+            continue
         st = status(bench)
-        state = "available" if st.available else "missing"
+        usable, detail = _usability_lines(bench, st.available)
+        verdicts[bench] = usable
+        state = "available" if usable else ("not usable" if st.available else "missing")
         lines.append(f"{bench}: {state} (tasks: {GROUPS[bench]})")
+        lines.extend(detail)
         if st.local is not None:
             lines.append(f"  local copy: {st.local}" + ("" if st.local_exists else " (does not exist)"))
         if st.built is not None:
@@ -113,20 +203,51 @@ def report_lines() -> list[str]:
             lines.append(f"  {repo}: {'in the HF cache' if ok else 'not in the HF cache'}")
         if st.records is not None:
             lines.append(f"  converted: {st.records} records, {st.skipped} rows skipped (see load_report.json)")
+        lines += _identity_lines(st)
         for records, why in st.absent.items():
             lines.append(f"  no records: {records} (its tasks report NaN): {why}")
-        for cmd in st.fetch_commands():
+        for cmd in [] if usable else st.fetch_commands():
             lines.append(f"  fetch: {cmd}")
         if not st.available and st.local is None:
             lines.append(f"  or point AMBI_{bench.upper()}_DIR at a local copy (the folder as downloaded, or its zip)")
     from ambi_plugin.config import data_dir
 
     for bench, how in LOCAL_ONLY.items():
+        if bench not in wanted:
+            continue
         local = data_dir(bench)
-        ok = local is not None and local.exists()
-        lines.append(f"{bench}: {'available' if ok else 'missing'} (tasks: {GROUPS[bench]})")
+        present = local is not None and local.exists()
+        usable, detail = _usability_lines(bench, present)
+        verdicts[bench] = usable
+        state = "available" if usable else ("not usable" if present else "missing")
+        lines.append(f"{bench}: {state} (tasks: {GROUPS[bench]})")
         lines.append(f"  local copy: {local}" if local is not None else f"  {how}")
+        lines.extend(detail)
+        lines += _identity_lines(status_of_local(bench))
     return lines
 
 
-__all__ = ["HUB_SOURCES", "Status", "report_lines", "status"]
+def _identity_lines(st: Status) -> list[str]:
+    """The release report's identity (rows read = items loaded + skipped by reason + merged duplicates)."""
+    from ambi_plugin.benchmarks.release import identity_line
+
+    return [f"  release: {identity_line(st.identity)}"] if st.identity else []
+
+
+def status_of_local(benchmark: str) -> Status:
+    """A local-only benchmark's newest converted copy (its release report), for ``ambi data``."""
+    from ambi_plugin.benchmarks.release import read_report
+    from ambi_plugin.paths import cache_dir
+
+    st = Status(benchmark)
+    done = [p for p in (cache_dir() / benchmark).glob("*") if (p / ".complete").is_file()]
+    for p in sorted(done, key=lambda p: p.stat().st_mtime, reverse=True):
+        report = read_report(p)
+        if report is not None:
+            st.records, st.skipped = report.get("records_total"), report.get("skipped_total")
+            st.identity = report.get("identity")
+            break
+    return st
+
+
+__all__ = ["HUB_SOURCES", "Status", "Usability", "expected_layout", "probe", "report_lines", "status"]

@@ -61,7 +61,8 @@ def _cmd_new_category(args: argparse.Namespace) -> int:
     yaml_dir, data = paths[0].parent, paths[1].parent
     print(
         f"next: put the images under {data}, edit {paths[1].name}, then run\n"
-        f"  AMBI_DATA_DIR={data} lmms-eval --model ... --tasks {paths[0].stem} --include_path {yaml_dir}"
+        f"  export AMBI_DATA_DIR={data} AMBI_TASKS_PATH={yaml_dir}   # ambi tasks / score / report then know it too\n"
+        f"  ambi eval --model ... --tasks {paths[0].stem}"
     )
     return 0
 

@@ -122,12 +122,12 @@ def _benchmark_root(name: str) -> Path:
         reader = getattr(module, "materialize_local", None)
         if reader is not None:  # the release as downloaded (folder or zip) is converted; a canonical copy is used
             try:
-                return reader(local)
+                return _usable(reader(local), name, configured=local)
             except FileNotFoundError as exc:
                 raise DatasetSpecError(str(exc)) from None
         if not local.is_dir():
             raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
-        return local
+        return _usable(local, name)
     loader = getattr(module, "materialize_from_hub", None)
     if loader is None:
         raise DatasetSpecError(
@@ -135,6 +135,24 @@ def _benchmark_root(name: str) -> Path:
             f"and {SCHEME}<benchmark> with a local copy (AMBI_{name.upper()}_DIR or data.{name} in the ambi config)"
         )
     return loader()
+
+
+def _usable(root: Path, name: str, *, configured: Path | None = None) -> Path:
+    """``root`` when it holds records (``<records>.jsonl`` files, or a converted release's load report); otherwise
+    say what was found and which layouts are read, instead of failing later on a missing records file."""
+    from ambi_plugin.benchmarks.release import read_report
+
+    root = Path(root)
+    if root.is_dir() and (read_report(root) is not None or any(root.glob("*.jsonl"))):
+        return root
+    from ambi_plugin.benchmarks.status import expected_layout
+
+    where = configured if configured is not None else root
+    found = sorted(p.name for p in where.iterdir())[:5] if where.is_dir() else []
+    seen = f"it holds {', '.join(found)}{' ...' if len(found) == 5 else ''}" if found else "it is empty"
+    raise DatasetSpecError(
+        f"the local copy of {name} ({where}) is not usable: {seen}; expected {expected_layout(name)}"
+    )
 
 
 def _built_root(source: str) -> Path | None:
@@ -333,6 +351,33 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
     return out
 
 
+def skip_task(task: str, dataset_path: str, name: str, reason: str) -> None:
+    """A task whose preflight failed, in a run with ``AMBI_SKIP_MISSING=1``: it runs on zero rows (the one-row
+    stand-in no model sees) and reports NaN with ``reason``; its records are never resolved."""
+    SKIPPED[task] = reason
+    if dataset_path.startswith(SCHEME) and name:
+        NO_RECORDS[(dataset_path, name)] = f"preflight failed: {reason}"
+
+
+def skipped_stand_in(dataset_path: str, name: str) -> Path | None:
+    """The stand-in file of a task skipped by the preflight, None for every other task."""
+    reason = NO_RECORDS.get((dataset_path, name)) if SKIPPED else None
+    if reason is None or not reason.startswith("preflight failed: "):
+        return None
+    out_dir = cache_dir() / "harness"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"skipped-{hashlib.sha256(f'{dataset_path}|{name}|{reason}'.encode()).hexdigest()[:16]}.jsonl"
+    if not out.exists():
+        rec = {"id": NO_RECORDS_ID, "no_records": reason}
+        row = {"id": NO_RECORDS_ID, "task_type": "none", "category": "none", "record": json.dumps(rec)}
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+    return out
+
+
+# task -> why its preflight failed (AMBI_SKIP_MISSING=1: it runs on zero rows and reports NaN)
+SKIPPED: dict[str, str] = {}
 # (dataset_path, dataset_name) -> the folder its records came from, for the results JSON's data section
 LOADED: dict[tuple[str, str], Path] = {}
 # (dataset_path, dataset_name) -> why the release has no rows for it (its tasks run on zero rows)
@@ -437,6 +482,10 @@ def data_summary(configs: dict) -> dict[str, dict]:
         }
         if key in NO_RECORDS:
             out[task]["no_records"] = NO_RECORDS[key]
+        if report.get("results_notes"):  # e.g. RCID's Hub copy: zero-shot on a subset of the paper's data
+            out[task]["benchmark_notes"] = list(report["results_notes"])
+        if report.get("identity"):  # rows read = items loaded + skipped (by reason) + merged duplicates
+            out[task]["benchmark_release"] = report["identity"]
         if report.get("flagged"):
             out[task]["benchmark_flagged"] = {what: len(ids) for what, ids in report["flagged"].items()}
     return out

@@ -20,6 +20,9 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
    * ``EvaluationTracker.save_results_aggregated`` adds an ``ambi_plugin`` section to the results JSON
      (our version, the judge used with its rounds and error counts, the synthetic suite's seed and size;
      :mod:`ambi_plugin.lmms.results_meta`).
+   * ``TaskManager.match_tasks`` runs the preflight of our requested tasks before the model is created
+     (:mod:`ambi_plugin.lmms.preflight`): a missing release or package stops the run with one block and exit 2,
+     or (``AMBI_SKIP_MISSING=1``) its tasks run on zero rows with NaN and the reason.
    * ``TaskManager._get_config`` adds to a group of ours the tasks that declare ``metadata.join_groups``
      (:mod:`ambi_plugin.lmms.category_hooks`, which also derives a new category's metrics after ``download``).
    * ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``build_all_requests``: a task of ours whose release has
@@ -85,12 +88,15 @@ def _with_our_path(include_path):
     ours = _tasks_path()
     if not _our_yamls_are_readable(ours):
         return include_path
-    if include_path is None:
-        return [ours]
-    paths = [include_path] if isinstance(include_path, str) else list(include_path)
+    from ambi_plugin.taskindex import user_task_dirs
+
+    extra = [ours, *(str(d) for d in user_task_dirs())]  # $AMBI_TASKS_PATH: the user's own categories
+    paths = [] if include_path is None else [include_path] if isinstance(include_path, str) else list(include_path)
     norm = {os.path.realpath(p) for p in paths}
-    if os.path.realpath(ours) not in norm:
-        paths.append(ours)
+    for path in extra:
+        if os.path.realpath(path) not in norm:
+            paths.append(path)
+            norm.add(os.path.realpath(path))
     return paths
 
 
@@ -117,6 +123,35 @@ def _patch_task_manager() -> None:
     TaskManager.initialize_tasks = initialize_tasks
 
 
+def _patch_match_tasks() -> None:
+    """The preflight of our requested tasks (:mod:`ambi_plugin.lmms.preflight`) runs when lmms-eval's CLI resolves the
+    task names (``cli_evaluate`` calls ``match_tasks`` before ``simple_evaluate`` creates the model)."""
+    from lmms_eval.tasks import TaskManager
+
+    original = TaskManager.match_tasks
+    if getattr(original, _MARK, False):
+        return
+    checked: set[tuple[str, ...]] = set()
+
+    @functools.wraps(original)
+    def match_tasks(self, *args, **kwargs):
+        names = original(self, *args, **kwargs)
+        try:
+            key = tuple(n for n in names if isinstance(n, str))
+        except TypeError:
+            return names
+        if key and key not in checked:
+            checked.add(key)
+            from ambi_plugin.lmms.preflight import check_or_exit, our_tasks
+
+            if our_tasks(list(key)):
+                check_or_exit(list(key))  # SystemExit(2) with the block when a task of ours cannot run
+        return names
+
+    setattr(match_tasks, _MARK, True)
+    TaskManager.match_tasks = match_tasks
+
+
 def _patch_download() -> None:
     from lmms_eval.api.task import ConfigurableTask
 
@@ -133,10 +168,12 @@ def _patch_download() -> None:
         path = getattr(self, "DATASET_PATH", None)
         if not (isinstance(path, str) and path.startswith("ambi://")):
             return original(self, *args, **kwargs)
-        from ambi_plugin.lmms.datasets import resolve_jsonl
+        from ambi_plugin.lmms.datasets import resolve_jsonl, skipped_stand_in
 
         split = self.config.test_split or "test"
-        jsonl = resolve_jsonl(path, self.DATASET_NAME or "", allow_empty=True)  # no rows: runs on zero rows
+        jsonl = skipped_stand_in(path, self.DATASET_NAME or "") or resolve_jsonl(  # no rows: runs on zero rows
+            path, self.DATASET_NAME or "", allow_empty=True
+        )
         self.DATASET_PATH = "json"
         self.DATASET_NAME = None
         bound = signature.bind(self, *args, **kwargs)
@@ -175,12 +212,27 @@ def _patch_process_results() -> None:
             return original(self, *args, **kwargs)
         token = task_kwargs.enter(getattr(self, "lmms_eval_specific_kwargs", None))
         try:
-            return original(self, *args, **kwargs)
+            out = original(self, *args, **kwargs)
         finally:
             task_kwargs.leave(token)
+        _note_item_error(self, out)
+        return out
 
     setattr(process_results, _MARK, True)
     ConfigurableTask.process_results = process_results
+
+
+def _note_item_error(task, out) -> None:
+    """An item scored with ``item_error`` (its visuals could not be read) is counted under its task's name."""
+    from ambi_plugin.lmms import item_errors
+
+    if not item_errors._by_record or not isinstance(out, dict):
+        return
+    for item in out.values():
+        if isinstance(item, dict) and item.get("item_error"):
+            name = str(getattr(getattr(task, "config", None), "task", "") or "?")
+            item_errors.note_task(name, item.get("id"), item["item_error"])
+            return
 
 
 def _patch_no_records() -> None:
@@ -199,6 +251,8 @@ def _patch_results_writer() -> None:
 
 WRAPPED_METHODS = (
     "lmms_eval.tasks.TaskManager.initialize_tasks",
+    # the preflight of our requested tasks, before the model is created (lmms/preflight.py)
+    "lmms_eval.tasks.TaskManager.match_tasks",
     "lmms_eval.api.task.ConfigurableTask.download",
     "lmms_eval.api.task.ConfigurableTask.process_results",
     "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated",
@@ -229,7 +283,14 @@ def install_hooks() -> bool:
         log.info("ambi-plugin: %s=%s, lmms-eval runs without our hooks", HOOKS_ENV, os.environ.get(HOOKS_ENV))
         return False
     ok = True
-    patches = (_patch_task_manager, _patch_download, _patch_process_results, _patch_results_writer, _patch_no_records)
+    patches = (
+        _patch_task_manager,
+        _patch_match_tasks,
+        _patch_download,
+        _patch_process_results,
+        _patch_results_writer,
+        _patch_no_records,
+    )
     for patch in (*patches, *_category_patches()):
         try:
             patch()

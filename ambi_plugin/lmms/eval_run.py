@@ -8,6 +8,7 @@ arguments are lmms-eval's own, passed through unchanged (see :func:`ambi_plugin.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import math
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from ambi_plugin.lmms.cli_run import run_lmms_eval
 
 FAILED_RUN = 1
+PREFLIGHT_FAILED = 2
 
 
 def option_value(argv: Sequence[str], name: str) -> str | None:
@@ -77,15 +79,111 @@ def default_output() -> Path:
     return cache_dir() / "eval" / time.strftime("%Y%m%d-%H%M%S")
 
 
+def default_response_cache(given_output: str | None) -> Path:
+    """Where ``ambi eval`` keeps lmms-eval's response cache: under ``--output_path``, else one shared folder (the
+    default output folder is new for every run, and a rerun must find the answers of the run that crashed)."""
+    from ambi_plugin.paths import cache_dir
+
+    if given_output:
+        return Path(given_output).expanduser() / "response-cache"
+    return cache_dir() / "eval" / "response-cache"
+
+
+def resume_id(argv: Sequence[str], output: Path) -> str:
+    """lmms-eval's response-cache run id for this command: the same arguments and output folder, the same id."""
+    import hashlib
+
+    text = "\0".join([str(output.resolve()), *argv])
+    return "ambi-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def requested_tasks(argv: Sequence[str]) -> list[str]:
+    return [t.strip() for t in (option_value(argv, "--tasks") or "").split(",") if t.strip()]
+
+
+def _expand_patterns(requested: list[str]) -> list[str]:
+    """Glob patterns (lmms-eval accepts them) matched against our tasks and groups; other names as given."""
+    from ambi_plugin.taskindex import index
+
+    names = list(index())
+    out: list[str] = []
+    for name in requested:
+        out.extend(fnmatch.filter(names, name) if any(c in name for c in "*?[") else [name])
+    return out
+
+
+def normalize_argv(argv: Sequence[str]) -> list[str]:
+    """Our spellings of lmms-eval's options (``--model-args``) in lmms-eval's (``--model_args``)."""
+    out = []
+    for arg in argv:
+        for ours, theirs in (("--model-args", "--model_args"), ("--output-path", "--output_path")):
+            if arg == ours or arg.startswith(ours + "="):
+                arg = theirs + arg[len(ours) :]
+        out.append(arg)
+    return out
+
+
+def argument_problem(argv: Sequence[str]) -> str | None:
+    """A malformed argument, as a sentence (lmms-eval would stop with a bare ValueError after it started)."""
+    model_args = option_value(argv, "--model_args")
+    if model_args:
+        for item in (i.strip() for i in model_args.split(",")):
+            if item and "=" not in item:
+                return (
+                    f"--model_args item {item!r} has no '=': every item is KEY=VALUE, separated by commas "
+                    f"(e.g. predictions={item} for ambi_replay, pretrained={item} for a model folder)"
+                )
+    from ambi_plugin.taskindex import index
+
+    ours = list(index())
+    for name in requested_tasks(argv):
+        if any(c in name for c in "*?[") or name in ours or not name.startswith(("ambi", "AMBI")):
+            continue
+        close = difflib.get_close_matches(name, ours, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; list them with: ambi tasks"
+        return f"unknown task {name!r}{hint}"
+    return None
+
+
 def run_eval(argv: Sequence[str], *, echo=print) -> int:
-    """Run ``lmms-eval <argv>`` (output shown as it runs); return 0, or 1 when the run failed or a task has no results."""
+    """Run ``lmms-eval <argv>`` (output shown as it runs); return 0, 1 when the run failed, a task has no results or
+    was skipped, 2 when the preflight found a problem (nothing was run)."""
+    import os
+
+    from ambi_plugin.lmms.preflight import SKIP_ENV, enabled, run_preflight
+
     argv = list(argv)
     if argv[:1] == ["eval"]:  # `ambi eval eval --model ...` reads as lmms-eval's own subcommand
         argv = argv[1:]
+    skipping = "--skip-missing" in argv
+    argv = normalize_argv(a for a in argv if a != "--skip-missing")
+    problem = argument_problem(argv)
+    if problem:
+        echo(f"ambi eval: error: {problem}")
+        return PREFLIGHT_FAILED
     given = option_value(argv, "--output_path")
     output = Path(given).expanduser() if given else default_output()
-    requested = [t.strip() for t in (option_value(argv, "--tasks") or "").split(",") if t.strip()]
-    run = run_lmms_eval(without_option(argv, "--output_path"), output=output, capture=False, timeout=None)
+    requested = requested_tasks(argv)
+    env = dict(os.environ)
+    if skipping:
+        env[SKIP_ENV] = "1"
+    block = ""
+    if enabled() and requested:  # before lmms-eval starts: a missing release or package costs seconds, not a model load
+        check = run_preflight(_expand_patterns(requested))
+        if check.problems:
+            block = check.block(skipping=skipping or env.get(SKIP_ENV) == "1")
+            echo(block)
+            if not (skipping or env.get(SKIP_ENV) == "1"):
+                return PREFLIGHT_FAILED
+    if option_value(argv, "--use_cache") is None and option_value(argv, "-c") is None:
+        # answers already produced are never lost: rerunning the same command regenerates none of them
+        argv += ["--use_cache", str(default_response_cache(given))]
+        # lmms-eval reads back only runs that ended (a killed run's answers sit in runs/<run id>/, never merged):
+        # the same command gets the same run id, so a rerun reopens the killed run's store and finds its answers
+        env.setdefault("LMMS_CACHE_RUN_ID", resume_id(argv, output))
+    run = run_lmms_eval(without_option(argv, "--output_path"), output=output, env=env, capture=False, timeout=None)
+    if block:
+        echo(block)  # again, after lmms-eval's output
     if run.results is None:
         echo(
             f"ambi eval: the run failed: lmms-eval (exit code {run.returncode}) wrote no new results JSON "

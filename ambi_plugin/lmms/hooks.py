@@ -91,8 +91,23 @@ def load_image(path: Any, *, rid: Any = None):
 
 def doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
     """The record's images in order (few-shot examples first). A ``preprocess`` spec in the YAML's
-    kwargs, else in the record, is applied (see :mod:`ambi_plugin.core.preprocess`)."""
+    kwargs, else in the record, is applied (see :mod:`ambi_plugin.core.preprocess`).
+
+    An image or video that cannot be read is that item's error (:mod:`ambi_plugin.lmms.item_errors`): the model gets a
+    blank image, the item is scored as wrong and counted; ``AMBI_STRICT=1`` raises instead."""
     rec = record_of(doc)
+    try:
+        return _visuals(rec, lmms_eval_specific_kwargs)
+    except Exception as exc:  # noqa: BLE001 - contained to this item
+        from ambi_plugin.lmms import item_errors
+
+        if item_errors.strict():
+            raise
+        item_errors.note_record(rec.get("id"), f"{type(exc).__name__}: {exc}".splitlines()[0])
+        return [item_errors.placeholder_image()]
+
+
+def _visuals(rec: dict, lmms_eval_specific_kwargs: dict | None) -> list:
     if rec.get("video"):
         n_frames = (lmms_eval_specific_kwargs or {}).get("video_frames")
         if n_frames:  # fixed sampling: n frames, uniform, first and last included (core/video.py)
@@ -232,18 +247,23 @@ def doc_to_target(doc: dict) -> str:
 
 
 def score_response(rec: dict, results: list) -> dict:
-    response = results[0] if results else ""
+    """One item score. An item whose visuals could not be read is scored as an empty answer, with ``item_error``
+    set (:mod:`ambi_plugin.lmms.item_errors`)."""
+    from ambi_plugin.lmms import item_errors
+
+    response = item_errors.scored_response(rec.get("id"), results[0] if results else "")
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)
     # per-model scoring settings of the running task (box_format ...; core/coords.py, lmms/task_kwargs.py)
     rec = with_model_settings(rec, task_kwargs.current())
     item = score_item(rec, response)
     item["response"] = response
-    return item
+    return item_errors.mark(item, rec.get("id"))
 
 
 def process_results(doc: dict, results: list) -> dict:
-    """Score one response; every metric of the task type gets the same item score to aggregate."""
+    """Score one response; every metric of the task type gets the same item score to aggregate. An item whose
+    visuals could not be read is scored as wrong (:func:`score_response`)."""
     rec = record_of(doc)
     return dict.fromkeys(metric_names(rec), score_response(rec, results))
 

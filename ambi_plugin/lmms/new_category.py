@@ -80,6 +80,19 @@ def _yaml_string(text: str) -> str:
     return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=float("inf")).rstrip("\n")
 
 
+def _template_lines(tasks: Path, name: str, depth: int = 0) -> list[str]:
+    """The task-type template's keys, its own ``include:`` chain first, without comments: the generated YAML then
+    names no path (an ``include:`` of the installed template would hold this machine's absolute path)."""
+    text = (tasks / "_templates" / name).read_text(encoding="utf-8").splitlines()
+    lines: list[str] = []
+    for line in text:
+        if line.startswith("include:") and depth < 4:
+            lines = _template_lines(tasks, line.split(":", 1)[1].strip(), depth + 1) + lines
+        elif line.strip() and not line.lstrip().startswith("#"):
+            lines.append(line)
+    return lines
+
+
 def render_yaml(
     *, tasks: Path, benchmark: str, category: str, task_type: str, prompt: str, group: str | None
 ) -> tuple[str, str]:
@@ -89,7 +102,9 @@ def render_yaml(
         meta["join_groups"] = [group]
     lines = [
         f"# A new category, no Python: {task}. Metrics come from the task type and the records' views.",
-        f"include: {tasks}/_templates/_{task_type}",
+        f"# The task type '{task_type}' (hooks, parser, base metrics): ambi-plugin's _templates/_{task_type}, inlined",
+        *_template_lines(tasks, f"_{task_type}"),
+        "# This category:",
         f"task: {task}",
         "dataset_path: ambi://local   # $AMBI_DATA_DIR/<dataset_name>.jsonl",
         f"dataset_name: {category}",

@@ -8,7 +8,9 @@ method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to 
       "judge": {"backend", "model", "rounds", "rounds_used", "templates", "settings", "stats",
                 "errors": {"<task>": <judge_errors of that task>, ...}, "errors_total": n},
       "synth": {"seed": 0, "n": 8},         # only when a task read ``ambi://synth``
-      "viabench_debias": {"permute_seed": 3, "flip_seed": null}   # only when a VIA-Bench task ran with a seed set
+      "viabench_debias": {"permute_seed": 3, "flip_seed": null},  # only when a VIA-Bench task ran with a seed set
+      "skipped": {"<task>": "<why its preflight failed>"},        # only with AMBI_SKIP_MISSING=1 (NaN metrics)
+      "item_errors": {"<task>": {"count": n, "items": [{"id", "reason"}, ...]}}  # items our hooks could not read
     }
 
 ``judge.errors`` repeats each task's ``judge_errors`` metric (lmms-eval already aggregates it over
@@ -22,6 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import os
 from typing import Any
 
 log = logging.getLogger("ambi_plugin")
@@ -64,6 +67,8 @@ def ambi_section(results: dict) -> dict[str, Any]:
     from ambi_plugin.judge import judge_info
 
     section: dict[str, Any] = {"version": ambi_plugin.__version__}
+    if os.environ.get("AMBI_RUN_ID"):  # set by ambi eval / ambi demo: the run that started us claims only this file
+        section["run_id"] = os.environ["AMBI_RUN_ID"]
     try:
         info = judge_info()
         errors = _judge_errors(results)
@@ -86,6 +91,15 @@ def ambi_section(results: dict) -> dict[str, Any]:
             section["viabench_debias"] = debias
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["viabench_debias"] = {"error": f"{type(exc).__name__}: {exc}"}
+    from ambi_plugin.lmms.datasets import SKIPPED
+
+    if SKIPPED:
+        section["skipped"] = {t: r for t, r in SKIPPED.items() if t in (results.get("configs") or {})}
+    from ambi_plugin.lmms.item_errors import summary as item_error_summary
+
+    errors = item_error_summary()
+    if errors:
+        section["item_errors"] = errors
     if _uses_synth(results):
         from ambi_plugin.config import data_dir
         from ambi_plugin.data.synth import DEFAULT_N

@@ -5,7 +5,9 @@ whole toolkit). Install with the ``vlmeval`` extra (``ms-vlmeval``). See ``docs/
 
 * :func:`register` — our tasks into ``vlmeval.dataset`` and ``ambi_replay`` into ``supported_VLM``;
 * ``python -m ambi_plugin.vlmeval ...`` / ``ambi vlmeval ...`` — register, then VLMEvalKit's ``run.py``;
-* :func:`export_tsv` — a benchmark's tasks as LMUData TSV files.
+* :func:`export_tsv` — a benchmark's tasks as LMUData TSV files;
+* :mod:`~ambi_plugin.vlmeval.predfile` — prediction files read as the model's answers, damage counted;
+* :mod:`~ambi_plugin.vlmeval.plainrun` — the opt-in ``.pth`` hook for VLMEvalKit's own run.py.
 """
 
 from __future__ import annotations

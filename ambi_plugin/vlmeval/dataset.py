@@ -20,12 +20,12 @@ lazily.
 from __future__ import annotations
 
 import json
+import sys
 import weakref
 from pathlib import Path
 
 import pandas as pd
 from vlmeval.dataset.image_base import ImageBaseDataset
-from vlmeval.smp import load
 
 from ambi_plugin.core.coords import MODEL_SETTING_KEYS
 from ambi_plugin.vlmeval.spec import TaskSpec, read_docs
@@ -147,25 +147,31 @@ class AmbiTaskDataset(ImageBaseDataset):
         return [m["value"] for m in self.build_prompt(line) if m["type"] == "image"]
 
     # -- scoring ------------------------------------------------------------------------------------------
-    def predictions(self, eval_file: str) -> tuple[list[int], list[dict], list]:
-        """The indices the prediction file answers (in order), their docs and their predictions."""
-        data = load(eval_file)
-        if "index" not in data or "prediction" not in data:
-            raise AmbiDatasetError(f"{eval_file}: a VLMEvalKit prediction file needs 'index' and 'prediction' columns")
-        pairs = sorted(first_per_index(zip(data["index"], data["prediction"]), source=eval_file))
+    def predictions(self, eval_file: str) -> tuple[list[int], list[dict], list, dict[int, str]]:
+        """The indices the prediction file answers (in order), their docs, their predictions (as the file holds
+        them: text, no NA conversion, :mod:`ambi_plugin.vlmeval.predfile`) and the damaged ones {index: reason}."""
+        from ambi_plugin.vlmeval.predfile import PredictionFileError, read_predictions
+
+        try:
+            read = read_predictions(eval_file)
+        except PredictionFileError as exc:
+            raise AmbiDatasetError(str(exc)) from None
+        pairs = sorted(first_per_index(zip(read.index, read.prediction), source=eval_file), key=lambda pair: pair[0])
         bad = [i for i, _ in pairs if not 0 <= i < len(self.docs)]
         if bad:
             raise AmbiDatasetError(
                 f"{eval_file}: index {bad[:5]} not among the {len(self.docs)} records of {self.AMBI_SPEC.name} "
                 "(was the file written for another version of the task's data?)"
             )
-        return [i for i, _ in pairs], [self.docs[i] for i, _ in pairs], [p for _, p in pairs]
+        return [i for i, _ in pairs], [self.docs[i] for i, _ in pairs], [p for _, p in pairs], read.damaged
 
     def evaluate(self, eval_file: str, **judge_kwargs) -> dict[str, float]:
         from ambi_plugin.vlmeval.judges import judge_for
         from ambi_plugin.vlmeval.scoring import score_task
 
-        indices, docs, preds = self.predictions(eval_file)
+        indices, docs, preds, damaged = self.predictions(eval_file)
+        if damaged:
+            warn_damaged(self.AMBI_SPEC.name, eval_file, damaged)
         kwargs = self.prompt_kwargs()
         with judge_for(judge_kwargs) as judge:
             scores = score_task(self.AMBI_SPEC, docs, preds, kwargs=kwargs, progress=True)
@@ -181,11 +187,15 @@ class AmbiTaskDataset(ImageBaseDataset):
             "prompt_model": self.prompt_model,
             "prompt_entry": entry,
             "model_settings": settings,
+            "prediction_format": Path(eval_file).suffix.lstrip(".").lower(),
+            "damaged_answers": len(damaged),
         }
         Path(f"{stem}_score.json").write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
         with open(f"{stem}_items.jsonl", "w", encoding="utf-8") as fh:
             for index, doc, item in zip(indices, docs, scores.items):
                 row = {"index": index, "id": json.loads(doc["record"])["id"], "scores": item}
+                if index in damaged:
+                    row["damaged"] = damaged[index]
                 fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         return dict(scores.metrics)
 
@@ -209,6 +219,29 @@ def first_per_index(rows, *, source: str) -> list[tuple[int, object]]:
     return list(kept.items())
 
 
+_WARNED: list[str] = []
+
+
+def warn_damaged(task: str, eval_file: str, damaged: dict[int, str]) -> None:
+    """One warning per process (the first task whose prediction file damaged answers); every task's count is
+    in its score file (``damaged_answers``) and each damaged item is marked in its items file."""
+    from ambi_plugin.vlmeval.predfile import LOSSLESS
+
+    if _WARNED:
+        return
+    _WARNED.append(task)
+    fmt = Path(eval_file).suffix.lstrip(".")
+    first = damaged[min(damaged)]
+    print(
+        f"ambi-plugin: warning: the {fmt} prediction file {eval_file} damaged {len(damaged)} answer(s) of task "
+        f"{task} (e.g. index {min(damaged)}: {first}); their scores may differ from lmms-eval's. "
+        f"PRED_FORMAT={LOSSLESS} keeps answers exactly (the default of `ambi vlmeval`); every task's count is "
+        "'damaged_answers' in its _score.json",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def make_dataset_class(spec: TaskSpec) -> type[AmbiTaskDataset]:
     """A subclass of :class:`AmbiTaskDataset` for ``spec``, named after the task (PascalCase)."""
     name = class_name(spec.name)
@@ -223,4 +256,5 @@ __all__ = [
     "class_name",
     "live_dataset",
     "make_dataset_class",
+    "warn_damaged",
 ]

@@ -7,13 +7,15 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-# (type folder, class folder, file stem); the last three rows are bad on purpose
+# (type folder, class folder, file stem); the last three rows are bad on purpose. As on the Hub copy, imagefolder
+# sorts the class folders and class 0 is look_like_different (4 classes: look_like_different, look_like_same,
+# mystery_class, same)
 HUB_ROWS = [
     ("contrast", "look_like_different", "c1"),
     ("contrast", "look_like_different", "c2"),
     ("contrast", "look_like_same", "c3"),
     ("contrast", "same", "c4"),
-    ("contrast", "different", "c5"),
+    ("contrast", "same", "c5"),
     ("stripe", "look_like_different", "s1"),
     ("stripe", "look_like_different", "s2"),
     ("stripe", "look_like_different", "s3"),

@@ -303,3 +303,21 @@ def test_a_fresh_process_reads_the_hub_cache_from_the_environment_alone(release,
     assert read_report(root)["source"] == f"hf://datasets/{HUB_REPO}"
     assert "ambi-plugin: loaded ambibench from hf://datasets/BLNL/AmbiBench" in out.stderr
     assert f"rows skipped: {len(AMBIBENCH_DIRTY)}" in out.stderr
+
+
+def test_replay_file_writes_the_rest_when_a_task_has_no_rows(tmp_path, monkeypatch, capsys, ambibench_fixtures_dir):
+    """``ambi replay-file --tasks ambibench_all --mode gold`` on a copy without geometric rows: the other tasks'
+    answers are written, and the task without rows is named with the release's reason (exit 0)."""
+    from ambi_plugin.cli import main
+
+    copy = ambibench_release(
+        Path(ambibench_fixtures_dir), tmp_path / "AmbiBench", dirty=False, omit=("geometric_yes_no",)
+    )
+    monkeypatch.setenv("AMBI_AMBIBENCH_DIR", str(copy))
+    monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
+    out = tmp_path / "gold.jsonl"
+    assert main(["replay-file", "--tasks", AB.ALL_GROUP, "--mode", "gold", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "no rows for ambibench_geometric_yes_no (an lmms-eval run reports it NaN): the release has no row" in printed
+    tasks = {json.loads(line)["task"] for line in out.read_text().splitlines()}
+    assert tasks == {t.name for t in AB.TASKS} - {"ambibench_geometric_yes_no"}

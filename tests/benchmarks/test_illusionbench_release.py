@@ -57,7 +57,8 @@ def test_the_authors_release_reads_with_every_quirk_reported(authors):
     report = read_report(out)
     entries = illusionbench_entries()
     n_questions = sum(len(e["qa_data"]) for e in entries)
-    assert report["rows_read"] == n_questions
+    assert report["rows_read"] == n_questions + len(entries)  # every question, and every entry's Description
+    assert report["identity"]["adds_up"] and report["items_loaded"] == 9 + 6 + 8
     reasons = {s["id"]: s["reason"] for s in report["skipped"]}
     assert reasons["illusion_00.png:mc2"].startswith("more than four options: 6 option markers (up to vi.)")
     assert reasons["illusion_01.png:mc2"].startswith("answer not among the options")
@@ -107,6 +108,7 @@ def test_lmms_eval_copy_as_its_converter_writes_it(lmms_copy):
     recs = _records(out)
     report = read_report(out)
     assert report["rows_read"] == 18  # the converter leaves out the image missing from the zip
+    assert report["identity"]["items_loaded"] == 15 and report["identity"]["adds_up"]  # 18 = 15 + 3 skipped
     kinds = {s["id"]: s["reason"].split(":")[0] for s in report["skipped"]}
     assert kinds == {
         "illusion_00.png_2": "more than four options",

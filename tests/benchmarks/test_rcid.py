@@ -126,7 +126,10 @@ def test_hub_layout_import_reports_and_skips_bad_rows(tmp_path, caplog):
     assert stripes["test_s1"]["options"] == P.OPTIONS["stripe"]
     assert stripes["test_s1"]["question"].startswith("Based on human perception, how do the colors")
     assert stripes["test_s5"]["is_illusion"] is False
-    assert counts["rcid_stripe_fewshot_hl"] == 5 and counts["rcid_contrast_fewshot_hl"] == 0  # 2 illusions only
+    # human-like examples need a single human answer: look_like_different images (either side looks darker) are none
+    assert counts["rcid_stripe_fewshot_hl"] == 0 and counts["rcid_contrast_fewshot_hl"] == 0
+    assert counts["rcid_stripe_fewshot_ni"] == 5
+    assert manifest["classes"] == {"test": ["look_like_different", "look_like_same", "mystery_class", "same"]}
     assert manifest["warnings"] == [] and "were skipped" not in caplog.text  # 3 of 13: not a large share
 
 

@@ -25,7 +25,9 @@ def test_ambi_data_reports_cached_local_and_missing(tmp_path, monkeypatch, capsy
     assert not ib.available and ib.local_exists is False
     assert main(["data"]) == 0
     out = capsys.readouterr().out
-    assert "ambibench: available" in out and "BLNL/AmbiBench: in the HF cache" in out
+    # in the HF cache, but its metadata.jsonl holds no row: not usable, and said so (issue 20)
+    assert "ambibench: not usable" in out and "BLNL/AmbiBench: in the HF cache" in out
+    assert "holds no records for any task of ambibench" in out
     assert "illusionbench: missing" in out and "does not exist" in out
     for repo in HUB_SOURCES["illusionvqa"]:
         assert f"fetch: hf download {repo} --repo-type dataset" in out
@@ -67,3 +69,27 @@ def test_the_fetch_command_is_one_the_installed_hf_cli_accepts():
     assert "--repo-type" in proc.stdout
     bad = subprocess.run([str(hf), "download", "--no-such-option", "x", "--help"], capture_output=True, timeout=120)
     assert bad.returncode != 0
+
+
+def test_ambi_data_check_gives_three_verdicts_and_exit_codes(tmp_path, monkeypatch, capsys):
+    """An empty folder, a folder of the wrong layout and a good copy: three different verdicts (issue 20)."""
+    from support.ambibench_fixtures import ensure_fixtures
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
+    empty, wrong = tmp_path / "empty", tmp_path / "wrong"
+    empty.mkdir()
+    (wrong / "images").mkdir(parents=True)
+    (wrong / "notes.txt").write_text("not a release")
+    verdicts = {}
+    for name, folder in (("empty", empty), ("wrong", wrong), ("good", ensure_fixtures())):
+        monkeypatch.setenv("AMBI_AMBIBENCH_DIR", str(folder))
+        rc = main(["data", "--check", "ambibench"])
+        verdicts[name] = (rc, capsys.readouterr().out)
+    assert verdicts["empty"][0] == 1 and "is not usable: it is empty; expected" in verdicts["empty"][1]
+    assert verdicts["wrong"][0] == 1 and "it holds images, notes.txt; expected" in verdicts["wrong"][1]
+    assert "metadata.jsonl" in verdicts["wrong"][1]  # the layout the loader reads is named
+    rc, out = verdicts["good"]
+    assert rc == 0 and "ambibench: available" in out and "records: 65 in 18 task(s)" in out
+    assert "ambibench_mixed_region 2" in out
+    assert main(["data", "--check", "nosuchbench"]) == 2

@@ -79,7 +79,8 @@ def test_bad_rows_are_reported_skipped_and_counted(tmp_path):
         {"image_name": "5.jpg", "Question": "Q?", "option": "A. x\nC. y\nD. Not Sure"},  # labels skip B
         {"image_name": "9.jpg", "Question": "Q?", "option": "A. x\nB. y\nC. Not Sure"},  # image missing
         "not an object",
-        dict(good),  # the same image twice
+        dict(good),  # the same row twice: kept once, counted as merged
+        {**good, "Question": "Question:\nHow many now?"},  # the same image, another question: the later dropped
         {"image_name": "2.jpg", "Question": "Q?", "option": "A. x\nB. y\nC. Not Sure", "answer": "C"},  # Not Sure
     ]
     report = parse_challenge_rows(rows, image_dir=tmp_path)
@@ -89,7 +90,8 @@ def test_bad_rows_are_reported_skipped_and_counted(tmp_path):
     assert "no 'image_name'" in reasons["row2"] and "empty 'Question'" in reasons["3"]
     assert "fewer than two options" in reasons["4"] and "'C' where 'B'" in reasons["5"]
     assert "is not in" in reasons["9"] and "not a JSON object" in reasons["row7"]
-    assert "second row" in reasons["1"] and "never the answer" in reasons["2"]
+    assert "duplicate id: a second, different row" in reasons["1"] and "never the answer" in reasons["2"]
+    assert report.merged == [("1", "duplicate row: row 8 is identical to row 1")]
     assert "skipped id='9'" in report.summary()
 
 

@@ -142,7 +142,12 @@ def test_unreadable_image_keeps_earlier_results(tmp_path, offline_env):
     log = proc.stdout + proc.stderr
     assert "id='5'" in log and "'image'" in log, log[-3000:]
     assert first.read_bytes() == before
-    assert [p for p in out.rglob("*results*.json")] == [first]
+    # the broken image is that item's error (issue 20): the run completes, the item is counted and scored wrong
+    (second,) = [p for p in out.rglob("*results*.json") if p != first]
+    results = json.loads(second.read_text())
+    errors = results["ambi_plugin"]["item_errors"]["mybench_ducks_open"]
+    assert errors["count"] == 1 and errors["items"][0]["id"] == "5" and "'image'" in errors["items"][0]["reason"]
+    assert task_metrics(results)["mybench_ducks_open"]["acc"] == 0.0
 
 
 def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_eval):
@@ -158,7 +163,8 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
             "--group", "ambibench_hybrid", "--yaml-dir", str(yamls), "--data-dir", str(data)]  # fmt: skip
     assert main(args) == 0
     text = (yamls / "ambibench_ducks_open.yaml").read_text()
-    assert "metric_list" not in text and '"join_groups": ["ambibench_hybrid"]' in text
+    assert "acc_near" not in text and '"join_groups": ["ambibench_hybrid"]' in text  # view metrics are derived
+    assert "include:" not in text and str(tasks_dir()) not in text  # no absolute path (issue 20)
     # the same records under another task name that joins ambibench_all directly (metadata.join_groups, by hand)
     (yamls / "ambibench_geese_open.yaml").write_text(
         text.replace("task: ambibench_ducks_open", "task: ambibench_geese_open").replace(

@@ -189,3 +189,33 @@ def test_register_refuses_a_name_that_is_not_ours():
     with pytest.raises(RegistrationError, match=r"'ambi_synth_geometric_tff'.*Did you mean ambi_synth_geometric_tf"):
         register(tasks=["ambi_synth_geometric_tff"])
     assert sorted(register(tasks=["ambi_synth_all"])) == sorted(index()["ambi_synth_all"].members)
+
+
+def test_launcher_asks_for_json_only_for_runs_of_ours_and_leaves_a_set_format_alone(tmp_path, monkeypatch):
+    import os
+
+    from ambi_plugin.vlmeval import register
+    from ambi_plugin.vlmeval.launcher import choose_pred_format
+
+    register()
+
+    def chosen(argv: list[str]) -> tuple[str, str]:
+        monkeypatch.setenv("PRED_FORMAT", "")  # unset for VLMEvalKit (and restored after the test)
+        said = choose_pred_format(argv)
+        return os.environ["PRED_FORMAT"], said
+
+    fmt, said = chosen(["--data", "ambi_synth_geometric_tf", "--model", "m"])
+    assert fmt == "json" and "prediction files in json" in said
+    fmt, said = chosen(["--data", "ambi_synth_geometric_tf", "MMBench_DEV_EN", "--model", "m"])
+    assert fmt == ""  # VLMEvalKit's own datasets in the run: VLMEvalKit's default is kept
+    assert "xlsx" in said and "MMBench_DEV_EN" in said and "damaged_answers" in said
+    fmt, said = chosen(["--data", "MMBench_DEV_EN", "--model", "m"])
+    assert fmt == "" and "no dataset of ours" in said
+    config = tmp_path / "run.json"
+    config.write_text(json.dumps({"model": {"m": {}}, "data": {"renamed": {"class": "AmbiSynthRegion"}}}))
+    assert chosen(["--config", str(config)])[0] == "json"
+    monkeypatch.setenv("PRED_FORMAT", "XLSX")
+    assert (
+        choose_pred_format(["--data", "ambi_synth_geometric_tf"]) == "prediction files in xlsx (PRED_FORMAT set by you)"
+    )
+    assert os.environ["PRED_FORMAT"] == "XLSX"

@@ -127,3 +127,135 @@ def test_qwen2_5_vl_entry_scores_boxes_as_lmms_eval_does(tmp_path, offline_env):
         assert score["metrics"]["hit_rate"] == 1.0, task  # every box, read in the model's coordinates, hits
         default = score_task(specs[task], *docs_and_answers[task])  # the same answers read as original pixels
         assert default.metrics["hit_rate"] < 1.0, task
+
+
+# -- the answers models really give, in every prediction format ------------------------------------------
+# One task per task type (the synthetic suite has all ten); record k of each task gets REALISTIC(gold, wrong)[k].
+REALISTIC_TASKS = [
+    "ambi_synth_contrast_pixel",  # perception
+    "ambi_synth_filter_pixel",  # color_naming
+    "ambi_synth_geometric_tf",  # true_false
+    "ambi_synth_geometric_yn",  # yes_no
+    "ambi_synth_geometric_mc",  # choice
+    "ambi_synth_multichoice",  # multi_choice
+    "ambi_synth_hybrid_open",  # open
+    "ambi_synth_region",  # region
+    "ambi_synth_localization",  # localization
+    "ambi_synth_description",  # description
+]
+NA_STRINGS = ["None", "N/A", "NA", "null", "nan", "NaN", "n/a", ""]
+
+
+def realistic(gold: str, wrong: str) -> list[str]:
+    """16 answers as models give them: pandas' NA strings (``None`` is also what our localization prompt asks
+    for when there is no object), ``=``-leading text, control characters, tabs and newlines, a 40,000-character
+    chain of thought (answer at its end, and at its start), unicode, the plain gold and wrong answers."""
+    thinking = "Let me look at the image step by step; the shapes and their sizes matter here. "
+    cot_end = (thinking * 600)[: 40000 - len(gold) - 9] + f"\nAnswer: {gold}"
+    cot_start = f"Answer: {gold}\n" + (thinking * 600)[: 40000 - len(gold) - 9]
+    return [
+        *NA_STRINGS,
+        f"={gold}",
+        f"\x02{gold}\x1b[0m\x00",
+        f"Answer:\t{gold}\r\n\nReason:\tit is\nso.",
+        cot_end,
+        f"答案：{gold} ✓ — «sûr» 👍",
+        gold,
+        wrong,
+        cot_start,
+    ]
+
+
+def xlsx_damages(answer: str) -> bool:
+    """What an xlsx prediction file is known to damage: a formula, control characters, > 32,767 characters."""
+    import re
+
+    return answer.startswith("=") or bool(re.search(r"[\x00-\x08\x0b-\x1f]", answer)) or len(answer) > 32767
+
+
+@pytest.fixture(scope="module")
+def realistic_run(tmp_path_factory):
+    """One lmms-eval run of the realistic answers (shared by every format) and the answers per task/doc."""
+    import json
+    import os
+
+    from vlmeval_run import lmms_samples
+
+    from ambi_plugin.core.answers import reference_response
+    from ambi_plugin.lmms.cli_run import run_lmms_eval
+    from ambi_plugin.replayfile import expand_tasks, task_records
+
+    root = tmp_path_factory.mktemp("realistic")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "AMBI_SYNTH_N": "16"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AMBI_SYNTH_N", "16")
+        rows, given = [], {}
+        for info in expand_tasks(REALISTIC_TASKS):
+            recs = task_records(info)
+            assert len(recs) == 16, info.name
+            for k, rec in enumerate(recs):
+                answer = realistic(reference_response(rec, "gold"), reference_response(rec, "wrong"))[k]
+                rows.append({"task": info.name, "id": str(rec["id"]), "response": answer})
+                given[(info.name, k)] = answer
+    answers = root / "answers.jsonl"
+    answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    lmms = run_lmms_eval(replay_args(answers, ",".join(REALISTIC_TASKS)), output=root / "lmms", env=env)
+    assert lmms.results is not None, lmms.tail()
+    return {"root": root, "env": env, "answers": answers, "lmms": lmms, "samples": lmms_samples(lmms), "given": given}
+
+
+def _realistic_vlmeval(run: dict, fmt: str | None):
+    work = run["root"] / f"vlmeval-{fmt or 'default'}"
+    env = {k: v for k, v in run["env"].items() if k != "PRED_FORMAT"}
+    if fmt:
+        env["PRED_FORMAT"] = fmt
+    proc = run_vlmeval(
+        ["--data", *REALISTIC_TASKS, "--model", "ambi_replay"],
+        work=work,
+        env={**env, "AMBI_REPLAY_PREDICTIONS": str(run["answers"])},
+        launcher=("-m", "ambi_plugin.cli", "vlmeval"),  # `ambi vlmeval`
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc, vlmeval_outputs(work)
+
+
+@pytest.mark.parametrize("fmt", [None, "json", "tsv"])
+def test_realistic_answers_score_identically_in_lossless_formats(realistic_run, fmt):
+    """The default of ``ambi vlmeval`` (json), and json / tsv set by the user: every number, item and prompt equal
+    lmms-eval's for every task type, no answer damaged."""
+    proc, ours = _realistic_vlmeval(realistic_run, fmt)
+    want = fmt or "json"
+    said = "(PRED_FORMAT set by you)" if fmt else "(PRED_FORMAT=json: answers kept exactly"
+    assert f"ambi vlmeval: prediction files in {want} {said}" in proc.stderr
+    assert "ambi-plugin: warning" not in proc.stderr
+    assert_same_run(realistic_run["lmms"].results, realistic_run["samples"], ours, REALISTIC_TASKS)
+    for task in REALISTIC_TASKS:
+        assert ours[task]["file"].suffix == f".{want}", task
+        assert ours[task]["score"]["prediction_format"] == want and ours[task]["score"]["damaged_answers"] == 0
+
+
+def test_realistic_answers_in_xlsx_differ_only_where_damage_was_counted(realistic_run):
+    """``PRED_FORMAT=xlsx`` (VLMEvalKit's default): scored without error; an item whose score differs from
+    lmms-eval's is one the file damaged, every damaged answer is counted and marked, and one warning names json."""
+    from vlmeval_run import plain
+
+    proc, ours = _realistic_vlmeval(realistic_run, "xlsx")
+    assert sorted(ours) == sorted(REALISTIC_TASKS)
+    assert proc.stderr.count("ambi-plugin: warning: the xlsx prediction file") == 1
+    assert "PRED_FORMAT=json keeps answers exactly" in proc.stderr
+    differing = 0
+    for task in REALISTIC_TASKS:
+        got = ours[task]
+        expected = {k for k in range(16) if xlsx_damages(realistic_run["given"][(task, k)])}
+        assert expected, task  # every task has answers xlsx damages
+        assert got["score"]["prediction_format"] == "xlsx"
+        assert got["score"]["damaged_answers"] == len(expected), task
+        assert {i for i, row in got["items"].items() if "damaged" in row} == expected, task
+        assert got["score"]["n"] == len(realistic_run["samples"][task]) == 16
+        for doc_id, sample in realistic_run["samples"][task].items():
+            item = got["items"][doc_id]
+            same = all(plain(item["scores"][m]) == plain(sample[m]) for m in item["scores"])
+            assert same or doc_id in expected, f"{task} doc {doc_id}: differs but no damage was counted"
+            differing += not same
+            assert got["questions"][doc_id] == sample["input"], f"{task} doc {doc_id}: prompts differ"
+    assert differing > 0  # the damage is real: some scores move

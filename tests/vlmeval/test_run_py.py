@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 import math
 
-import pandas as pd
 import pytest
-from vlmeval_run import run_vlmeval, vlmeval_scores
+from vlmeval_run import prediction_table, run_vlmeval, vlmeval_scores
 
 from ambi_plugin.lmms import hooks
 from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
@@ -58,11 +57,12 @@ def test_gold_answers_through_run_py_score_best_and_keep_prompts(tmp_path, env):
         bad = {m: v for m, v in scores[task].items() if not _best(m, v)}
         assert not bad, f"{task}: {bad}"
         # VLMEvalKit's prediction file holds our prompt and the replayed answer of every record
-        pred = pd.read_excel(next((work / "ambi_replay").rglob(f"ambi_replay_{task}.xlsx")))
+        path, rows = prediction_table(str(next((work / "ambi_replay").rglob(f"ambi_replay_{task}_score.json")))[:-11])
+        assert path.suffix == ".json"  # the launcher's default format
         spec = spec_from_info(expand_tasks(task)[0])
         docs, kwargs = read_docs(spec), spec.prompt_kwargs_for(None)
-        assert list(pred["question"]) == [hooks.doc_to_text(d, kwargs) for d in docs]
-        assert [str(p).strip() for p in pred["prediction"]] == [hooks.doc_to_target(d).strip() for d in docs]
+        assert [r["question"] for r in rows] == [hooks.doc_to_text(d, kwargs) for d in docs]
+        assert [r["prediction"].strip() for r in rows] == [hooks.doc_to_target(d).strip() for d in docs]
 
 
 def test_config_json_with_generated_class_names(tmp_path, env):
@@ -203,3 +203,27 @@ def test_judge_model_goes_to_the_openai_backend_at_the_judge_base_url(tmp_path, 
         assert score["metrics"]["judge_errors"] == 0.0, task
     assert scores["ambi_synth_object_open"]["metrics"]["acc"] == 1.0
     assert scores["ambi_synth_description"]["metrics"]["desc_score"] == 2.0
+
+
+def test_a_rerun_resumes_from_the_json_prediction_file_with_the_answers_unchanged(tmp_path, env):
+    """run.py resumes from the prediction file an earlier run left; with json (the launcher's default) it could not
+    read it (a list of rows): the launcher stores it by columns first. The resumed answers are the first run's,
+    exactly (NA strings included), not the new replay file's."""
+    import json
+
+    task = "ambi_synth_geometric_tf"
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    write_reference_predictions(second, tasks=task, mode="gold")
+    rows = [json.loads(ln) for ln in second.read_text().splitlines()]
+    first.write_text("".join(json.dumps({**r, "response": a}) + "\n" for r, a in zip(rows, ["None", "N/A", ""])))
+    work = tmp_path / "out"
+    for answers in (first, second):
+        proc = run_vlmeval(
+            ["--data", task, "--model", "ambi_replay"], work=work, env={**env, "AMBI_REPLAY_PREDICTIONS": str(answers)}
+        )
+        assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "ambi vlmeval: resuming from" in proc.stderr and f"ambi_replay_{task}.json" in proc.stderr
+    path, rows = prediction_table(str(work / "ambi_replay" / f"ambi_replay_{task}"))
+    assert isinstance(json.loads(path.read_text()), list)  # written again by rows
+    assert [r["prediction"] for r in rows] == ["None", "N/A", ""]
+    assert vlmeval_scores(work)[task]["acc"] == 0.0  # the first run's answers, not the gold ones

@@ -72,20 +72,34 @@ def vlmeval_scores(work: Path, model: str = "ambi_replay") -> dict[str, dict[str
     return out
 
 
-def vlmeval_outputs(work: Path, model: str = "ambi_replay") -> dict[str, dict]:
-    """{task: {"score": score file, "items": {index: item row}, "questions": {index: prompt}}} of a run."""
+def prediction_table(stem: str) -> tuple[Path, list[dict]]:
+    """The prediction file VLMEvalKit wrote for ``stem`` (any format) and its rows, every cell as text."""
     import pandas as pd
 
+    files = [Path(f"{stem}.{fmt}") for fmt in ("json", "tsv", "xlsx") if Path(f"{stem}.{fmt}").exists()]
+    assert len(files) == 1, f"{stem}: expected one prediction file, found {files}"
+    path = files[0]
+    if path.suffix == ".json":
+        return path, json.loads(path.read_text(encoding="utf-8"))
+    opts = {"dtype": str, "keep_default_na": False, "na_filter": False}
+    frame = pd.read_excel(path, **opts) if path.suffix == ".xlsx" else pd.read_csv(path, sep="\t", **opts)
+    return path, frame.to_dict("records")
+
+
+def vlmeval_outputs(work: Path, model: str = "ambi_replay") -> dict[str, dict]:
+    """{task: {"score": score file, "items": {index: item row}, "questions": {index: prompt}, "file": prediction
+    file}} of a run."""
     out = {}
     for path in (work / model).rglob(f"{model}_*_score.json"):
         score = json.loads(path.read_text())
         stem = str(path)[: -len("_score.json")]
         items = [json.loads(ln) for ln in Path(f"{stem}_items.jsonl").read_text().splitlines() if ln.strip()]
-        pred = pd.read_excel(f"{stem}.xlsx")
+        pred_file, rows = prediction_table(stem)
         out[score["task"]] = {
             "score": score,
             "items": {row["index"]: row for row in items},
-            "questions": {int(i): q for i, q in zip(pred["index"], pred["question"])},
+            "questions": {int(r["index"]): r["question"] for r in rows},
+            "file": pred_file,
         }
     return out
 

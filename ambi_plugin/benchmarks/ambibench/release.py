@@ -21,7 +21,10 @@ report's notes: single / combined localization queries are unknown unless the la
 ``ap50_combined`` NaN), positional answers are read in the Table 7 prompts' order, and a type with no rows is listed
 as absent (its task runs on zero rows). See docs/ambibench.md, "Reading the release".
 
-Record ids are ``<file stem>`` (``<file stem>#2`` ... when one image has several questions of one task).
+A row is one non-blank line of a ``metadata.jsonl``. A line that is not UTF-8, not JSON or not an object is a bad
+row (id ``metadata.jsonl:<line>``); a line identical to an earlier one of the same file is a duplicate: kept once,
+counted as merged. Record ids are ``<file stem>`` (``<file stem>#2`` ... when one image has several different
+questions of one task: kept, flagged).
 Media stay where the release keeps them (absolute paths); region items get the green box drawn into
 ``media/regions/`` of the converted folder.
 """
@@ -48,7 +51,7 @@ from ambi_plugin.core.schema import RecordError, validate_record, write_records
 HUB_REPO = "BLNL/AmbiBench"
 METADATA = "metadata.jsonl"
 RELEASE_COLUMNS = ("question", "answer", "file_name", "bbox", "type")
-CONVERTER_VERSION = "2"
+CONVERTER_VERSION = "3"
 
 UNKNOWN_GROUP = "unknown"  # a box whose query the release does not call single or combined
 POSITIONAL = ("hybrid_open", "color_open", "multiview_open", "multiscene_open", "multiscene_region", "mixed_region")
@@ -297,11 +300,24 @@ def is_release(path: Path) -> bool:
 
 
 def _read_rows(path: Path, report: LoadReport):
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
+    """(line number, row) of every line that is a JSON object; a line that is not (not UTF-8, not JSON, not an
+    object) is a bad row: reported as ``<file>:<line>``, skipped and counted. Blank lines are no rows."""
+    with path.open("rb") as fh:
+        for lineno, data in enumerate(fh, start=1):
+            if not data.strip():
                 continue
             report.read()
+            if lineno == 1 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]  # a byte-order mark some editors write
+            try:
+                raw = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                report.skip(
+                    f"{path.name}:{lineno}",
+                    f"not UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} cannot be decoded "
+                    "(save the file as UTF-8 to keep this row)",
+                )
+                continue
             try:
                 row = json.loads(raw)
             except json.JSONDecodeError as exc:
@@ -351,6 +367,14 @@ def _finish_media(rec: dict, out: Path) -> None:
             rec["image"], rec["region_style"] = str(rel), style
 
 
+FLAG_SAME_IMAGE = "another question of the same image and type: kept under a distinct id (<file stem>#n)"
+
+
+def _task_of(row: dict, overrides: dict[str, str]) -> str | None:
+    data = classify_type(row.get("type"), answer=row.get("answer"), overrides=overrides)
+    return f"ambibench_{data}" if data else None
+
+
 def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]:
     """Every row of the release below ``root`` -> ``out/<records>.jsonl``; bad rows go to ``report``."""
     from tqdm import tqdm
@@ -363,9 +387,19 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
     seen: dict[tuple[str, str], int] = {}
     unknown_types: dict[str, int] = {}
     for path in files:
+        first_line: dict[str, int] = {}  # a row's content -> the line it was first read on
         for lineno, row in tqdm(list(_read_rows(path, report)), desc=f"AmbiBench: {path.parent.name}", unit="row"):
             file_name = row.get("file_name")
             base_id = Path(str(file_name)).stem if file_name else f"{path.parent.name}:{lineno}"
+            content = json.dumps(row, sort_keys=True, ensure_ascii=False)
+            if content in first_line:  # an identical row: kept once
+                report.merge(
+                    f"{path.name}:{lineno}",
+                    f"duplicate row: identical to line {first_line[content]} ({base_id})",
+                    task=_task_of(row, overrides),
+                )
+                continue
+            first_line[content] = lineno
             data = classify_type(row.get("type"), answer=row.get("answer"), overrides=overrides)
             if data is None:
                 unknown_types[str(row.get("type"))] = unknown_types.get(str(row.get("type")), 0) + 1
@@ -376,6 +410,8 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
                 continue
             n = seen[(data, base_id)] = seen.get((data, base_id), 0) + 1
             rid = base_id if n == 1 else f"{base_id}#{n}"
+            if n > 1:
+                report.flag(FLAG_SAME_IMAGE, rid)
             try:
                 missing = [c for c in ("answer", "file_name", "type") if c not in row]
                 if missing:
@@ -403,6 +439,7 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
             except (ValueError, TypeError, KeyError, RecordError, OSError) as exc:
                 report.skip(rid, str(exc), task=f"ambibench_{data}")
                 continue
+            report.load()
             by_data.setdefault(data, []).append(rec)
             if data == "motion_image_yes_no":
                 by_data.setdefault("motion_static_yes_no", []).append(static_twin(rec))
@@ -436,10 +473,9 @@ def materialize_release(release: str | Path, *, source: str | None = None) -> Pa
         release = unpack_zip(release, benchmark=BENCHMARK)
     if not release.is_dir():
         raise FileNotFoundError(f"AmbiBench release {str(release)!r} is neither a folder nor a .zip")
-    key_parts = [CONVERTER_VERSION, str(release.resolve()), os.environ.get("AMBI_AMBIBENCH_TYPE_MAP", "")]
-    key_parts.append(os.environ.get("AMBI_AMBIBENCH_REGION_DRAWN", ""))
-    key_parts += [f"{p}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in find_metadata(release)]
-    out = benchmark_cache(BENCHMARK, "release-" + source_key(*key_parts))
+    options = [os.environ.get(k, "") for k in ("AMBI_AMBIBENCH_TYPE_MAP", "AMBI_AMBIBENCH_REGION_DRAWN")]
+    root = release.resolve()  # the conversion reads the metadata files and the media below the release folder
+    out = benchmark_cache(BENCHMARK, "release-" + source_key(CONVERTER_VERSION, str(root), *options, read=[root]))
     if (out / ".complete").is_file():
         return out
 

@@ -7,7 +7,10 @@ The JSON is a list with one entry per image::
      "qa_data": [{"Question", "Question Type": "TF" | "select", "Correct Answer"}, ...]}
 
 Multiple-choice options are written inside ``Question`` ("... i. A hat ii. A t-shirt iii. ... iv. ...") and
-``Correct Answer`` is "ii. A t-shirt" or the option text. ``Category`` is a letter: A (Classic Cognitive), B (Real
+``Correct Answer`` is "ii. A t-shirt" or the option text. Rows: each question of an entry is a row, and so is its
+``Description`` (an empty one is a bad row of the description task: skipped, counted; the questions stay). An
+entry listed again for the same image: identical, its rows are merged duplicates; different, its rows are kept under
+ids ``<image>#<entry number>:...`` and flagged. ``Category`` is a letter: A (Classic Cognitive), B (Real
 Scene), C (Trap), as the copies on the Hub publish it; Ishihara and no-illusion images are not told apart, so those
 breakdowns are reported as NaN (PROTOCOL). ``$AMBI_ILLUSIONBENCH_CATEGORY_MAP`` ("C=ishihara") overrides single
 letters; the others keep their published meaning. ``Description`` is the golden description.
@@ -43,7 +46,7 @@ AUTHORS_REPO = "MingZhangSJTU/IllusionBench"
 LMMS_REPO = IB.HUB_ID
 ANNOTATIONS = "Image_properties.json"
 IMAGES_ZIP = "IllusionDataset.zip"
-CONVERTER_VERSION = "2"
+CONVERTER_VERSION = "3"
 # The letter codes of the published copies (lmms-eval's converter and its pull request: Classic Cognitive (A),
 # Real Scene (B), Trap (C)).
 LETTER_CATEGORIES = {"A": "classic", "B": "real_scene", "C": "trap"}
@@ -81,6 +84,7 @@ NOTE_UNKNOWN = (
 FLAG_CATEGORY = "unknown category: kept, in no per-category subset"
 FLAG_DIFFICULTY = "unknown difficulty: kept, in no per-difficulty subset"
 FLAG_FFFD = "U+FFFD characters: kept as published"
+FLAG_SAME_IMAGE = "an image listed again with other questions: its rows kept under distinct ids (<image>#<entry>)"
 
 
 def category_of(value: Any, mapping: dict[str, str]) -> str:
@@ -129,6 +133,7 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
     out_recs: dict[str, list[dict]] = {name: [] for name in IB.FILES.values()}
     task_of = {"true_false": "ambi_illusionbench_tf", "choice": "ambi_illusionbench_mc"}
     used: set[str] = set()
+    first_entry: dict[str, tuple[int, str]] = {}  # image_name -> (entry number, its content), for duplicates
     zf = zipfile.ZipFile(archive) if archive is not None else None
     try:
         for n, entry in enumerate(tqdm(entries, desc="IllusionBench: images", unit="image")):
@@ -139,8 +144,30 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
                 report.skip(f"entry {n}", "bad entry: no image_property / qa_data")
                 continue
             name = str(prop.get("image_name") or "").strip()
-            rows = [(f"{name}:{'tf' if _is_tf(q) else 'mc'}{k}", q) for k, q in enumerate(qas)]
-            report.read(len(rows))
+            content = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+            prefix = name
+            if name in first_entry:  # the image listed again: identical -> kept once; different -> a distinct id
+                earlier, earlier_content = first_entry[name]
+                if content == earlier_content:
+                    report.read(len(qas) + 1)
+                    for k, q in enumerate(qas):
+                        report.merge(
+                            f"{name}:{'tf' if _is_tf(q) else 'mc'}{k} (entry {n})",
+                            f"duplicate row: entry {n} is identical to entry {earlier}",
+                            task=task_of["true_false" if _is_tf(q) else "choice"],
+                        )
+                    report.merge(
+                        f"{name}:desc (entry {n})",
+                        f"duplicate row: entry {n} is identical to entry {earlier}",
+                        task="ambi_illusionbench_description",
+                    )
+                    continue
+                prefix = f"{name}#{n}"
+                report.flag(FLAG_SAME_IMAGE, prefix)
+            else:
+                first_entry[name] = (n, content)
+            rows = [(f"{prefix}:{'tf' if _is_tf(q) else 'mc'}{k}", q) for k, q in enumerate(qas)]
+            report.read(len(rows) + 1)  # its questions and its description
             problem = None
             if not name or Path(name).name != name:
                 problem = f"bad image_name: {name!r}"
@@ -149,16 +176,21 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
             if problem is not None:
                 for rid, q in rows:
                     report.skip(rid, problem, task=task_of["true_false" if _is_tf(q) else "choice"])
-                if prop.get("Description"):
-                    report.skip(f"{name}:desc", problem, task="ambi_illusionbench_description")
+                report.skip(f"{prefix}:desc", problem, task="ambi_illusionbench_description")
                 continue
             desc = str(prop.get("Description") or "").strip()
-            ids = [rid for rid, _ in rows] + ([f"{name}:desc"] if desc else [])
+            if not desc:
+                report.skip(
+                    f"{prefix}:desc",
+                    "no description: the entry's Description is empty (its questions are kept)",
+                    task="ambi_illusionbench_description",
+                )
+            ids = [rid for rid, _ in rows] + ([f"{prefix}:desc"] if desc else [])
             category = _known(IB.UNKNOWN, category_of, prop.get("Category"), cat_map)
             difficulty = _known(IB.UNKNOWN, IB.normalize_difficulty, prop.get("Difficult Level"), diff_map)
             _flag_unknown(report, ids, category, difficulty)
             if "\ufffd" in desc:
-                report.flag(FLAG_FFFD, f"{name}:desc")
+                report.flag(FLAG_FFFD, f"{prefix}:desc")
             image = f"images/{name}"
             for rid, qa in rows:
                 text = " ".join(str(qa.get(k, "")) for k in ("Question", "Correct Answer"))
@@ -171,11 +203,13 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
                     report.skip(rid, str(exc), task=task_of[kind])
                     continue
                 out_recs[IB.FILES[kind]].append(rec)
+                report.load()
                 used.add(name)
             if desc:
-                rec = IB._base(f"{name}:desc", "description", image, category, difficulty, AUTHORS_REPO)
+                rec = IB._base(f"{prefix}:desc", "description", image, category, difficulty, AUTHORS_REPO)
                 rec["description"] = desc
                 out_recs[IB.FILES["description"]].append(rec)
+                report.load()
                 used.add(name)
         (out / "images").mkdir(parents=True, exist_ok=True)
         for name in sorted(used):
@@ -306,6 +340,7 @@ def convert_lmms(dsets, out: Path, report: LoadReport, *, source: str, shuffle_s
             continue
         name = str(row.get("image_name") or f"{rid}.png")
         save_image(row["image"], out / "images" / name)
+        report.load()
         if any("\ufffd" in str(row.get(k) or "") for k in ("question", "answer")):
             report.flag(FLAG_FFFD, rid)
         for key, recs in got.items():
@@ -360,7 +395,8 @@ def materialize_folder(folder: str | Path, *, source: str | None = None, shuffle
         return folder
     seed = IB.SHUFFLE_SEED if shuffle_seed is None else int(shuffle_seed)
     env = [os.environ.get(k, "") for k in ("AMBI_ILLUSIONBENCH_CATEGORY_MAP", "AMBI_ILLUSIONBENCH_DIFFICULTY_MAP")]
-    out = benchmark_cache(IB.BENCHMARK, source_key(CONVERTER_VERSION, str(folder.resolve()), str(seed), *env))
+    root = folder.resolve()
+    out = benchmark_cache(IB.BENCHMARK, source_key(CONVERTER_VERSION, str(root), str(seed), *env, read=[root]))
     if (out / ".complete").is_file():
         return out
     label = source or str(folder)

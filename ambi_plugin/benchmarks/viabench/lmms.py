@@ -74,16 +74,23 @@ def _response(results: list) -> Any:
     return response
 
 
+def _score(doc: dict, results: list) -> dict:
+    """An item whose image could not be read is scored as an empty answer (lmms/item_errors.py)."""
+    from ambi_plugin.lmms import item_errors
+
+    rec = record(doc)
+    item = scoring.score_item(rec, item_errors.scored_response(rec.get("id"), _response(results)))
+    return item_errors.mark(item, rec.get("id"))
+
+
 def process_results(doc: dict, results: list) -> dict:
     """Single-category tasks: the base metrics."""
-    item = scoring.score_item(record(doc), _response(results))
-    return dict.fromkeys(scoring.metric_names(by_category=False), item)
+    return dict.fromkeys(scoring.metric_names(by_category=False), _score(doc, results))
 
 
 def process_results_by_category(doc: dict, results: list) -> dict:
     """The validation task: the base metrics and each per category (NaN where no item has that category)."""
-    item = scoring.score_item(record(doc), _response(results))
-    return dict.fromkeys(scoring.metric_names(by_category=True), item)
+    return dict.fromkeys(scoring.metric_names(by_category=True), _score(doc, results))
 
 
 process_results.metric_names = lambda rec: scoring.metric_names(by_category=False)  # type: ignore[attr-defined]

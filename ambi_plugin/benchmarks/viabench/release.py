@@ -36,10 +36,12 @@ class ReadReport:
     records: list[dict] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
+    merged: list[tuple[str, str]] = field(default_factory=list)  # rows identical to an earlier row: kept once
 
     def summary(self) -> str:
-        lines = [f"read {len(self.records)} question(s), skipped {len(self.skipped)}"]
+        lines = [f"read {len(self.records)} question(s), skipped {len(self.skipped)}, merged {len(self.merged)}"]
         lines += [f"  skipped id={rid!r}: {why}" for rid, why in self.skipped]
+        lines += [f"  merged id={rid!r}: {why}" for rid, why in self.merged]
         lines += [f"  note id={rid!r}: {why}" for rid, why in self.notes]
         return "\n".join(lines)
 
@@ -161,18 +163,26 @@ def parse_challenge_rows(
     """Rows of the challenge layout (optionally with an answer key) -> records, skipped rows, notes."""
     report = ReadReport()
     seen: set[str] = set()
+    first: dict[str, tuple[int, str]] = {}  # a row's content -> its line, for identical rows
     for line, row in enumerate(rows, start=1):
         if not isinstance(row, Mapping):
             report.skipped.append((f"row{line}", f"row {line}: not a JSON object"))
             continue
         rid = Path(str(row.get("image_name") or "")).stem
+        content = json.dumps(dict(row), sort_keys=True, default=str)
+        if content in first:
+            report.merged.append((rid, f"duplicate row: row {line} is identical to row {first[content][0]}"))
+            continue
+        first[content] = (line, rid)
         extra = dict((answers or {}).get(rid) or {})
         merged = {**row, **{k: v for k, v in extra.items() if k in ("answer", "category", "question_negated")}}
         rec = record_from_row(merged, line=line, image_dir=image_dir, report=report)
         if rec is None:
             continue
         if rec["id"] in seen:
-            report.skipped.append((rec["id"], f"row {line}: a second row for image {rec['image_name']!r}"))
+            report.skipped.append(
+                (rec["id"], f"row {line}: duplicate id: a second, different row for image {rec['image_name']!r}")
+            )
             continue
         seen.add(rec["id"])
         report.records.append(rec)
@@ -240,12 +250,15 @@ def to_load_report(report: ReadReport, source: str) -> Any:
     from ambi_plugin.benchmarks.release import LoadReport
 
     load = LoadReport(S.BENCHMARK, source)
-    load.read(len(report.records) + len(report.skipped))
+    load.read(len(report.records) + len(report.skipped) + len(report.merged))
+    load.load(len(report.records))
     val = f"ambi_{S.VAL_NAME}"
     variants = tuple(f"{val}_{v}" for v in ("zs_cot", "manual_cot", "blind"))
     for rid, why in report.skipped:
         kind = "bad row" if ":" not in why else why.split(":", 1)[1].strip()
         load.skip(rid, f"{kind}: {why}" if ":" in why else why, task=val, also=variants)
+    for rid, why in report.merged:
+        load.merge(rid, why, task=val)
     for name, recs in split_by_category(report.records).items():
         load.wrote(f"ambi_{name}", len(recs))
     for rid, text in report.notes:
@@ -279,7 +292,9 @@ def materialize_local(path: str | Path) -> Path:
         json_path = found[0]
     images = json_path.parent / "images"
     answers = os.environ.get("AMBI_VIABENCH_ANSWERS")
-    out = benchmark_cache(S.BENCHMARK, "local-" + source_key(str(json_path.parent.resolve()), answers or ""))
+    folder = json_path.parent.resolve()
+    read = [folder] + ([Path(answers).expanduser().resolve()] if answers else [])
+    out = benchmark_cache(S.BENCHMARK, "local-" + source_key("2", str(folder), answers or "", read=read))
     if (out / ".complete").is_file():
         return out
 

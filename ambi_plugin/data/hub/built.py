@@ -79,13 +79,13 @@ def materialize_built(source: str | Path, *, revision: str | None = None) -> Pat
     path = Path(str(source)).expanduser()
     if path.is_dir():
         stamp = max((p.stat().st_mtime_ns for p in path.rglob("*") if p.is_file()), default=0)
-        key = source_key("built-1", str(path.resolve()), str(stamp))
+        key = source_key("built-1", str(path.resolve()), str(stamp), read=[path.resolve()])
         folder = path
     else:
         from ambi_plugin.benchmarks.release import hub_snapshot
 
         folder = hub_snapshot(str(source), benchmark="built", revision=revision)
-        key = source_key("built-1", str(source), str(revision), str(folder))
+        key = source_key("built-1", str(source), str(revision), str(folder), read=[Path(folder).resolve()])
     info = read_build_info(folder)
     out = benchmark_cache(str(info["benchmark"]), "built-" + key)
     if (out / ".complete").is_file():

@@ -163,9 +163,9 @@ def _rcid(source: str | None) -> Path:
     from ambi_plugin.benchmarks import rcid
 
     path = Path(source).expanduser() if source else None
-    if path is not None and path.is_dir() and any(path.glob("rcid_*.jsonl")):
-        return path  # a canonical copy (ambi rcid-copy)
-    return rcid.materialize_from_hub(source)  # a Hub id, or a local folder laid out like the Hub repo
+    if path is not None and path.exists():  # canonical, the Hub copy as downloaded or its zip, the authors' data
+        return rcid.materialize_local(path)
+    return rcid.materialize_from_hub(source)  # a Hub id (or the default)
 
 
 def _viabench_placement(records: str) -> tuple[str, str]:

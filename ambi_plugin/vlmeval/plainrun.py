@@ -1,0 +1,149 @@
+"""Plain VLMEvalKit ``run.py`` with our tasks, through an opt-in ``.pth`` import hook.
+
+VLMEvalKit (ms-vlmeval 0.0.20) offers third parties no way in: ``build_dataset`` walks a list in
+``vlmeval.dataset``, ``--config`` accepts only classes of that module, and run.py imports nothing else;
+a name it does not know is logged as "not valid", skipped, and the run exits 0 having evaluated nothing.
+``ambi vlmeval`` registers our tasks and then runs run.py's main. For users who start run.py themselves,
+``ambi vlmeval-hook install`` writes ``ambi_plugin_vlmeval.pth`` into site-packages (``remove`` deletes it).
+
+Python runs the file's one line at start-up: it puts a finder on ``sys.meta_path`` that waits for the
+``vlmeval`` package to be imported and nothing else. Once it is, and only when the program is VLMEvalKit's
+run.py (``python run.py``, ``python -m vlmeval.run``, ``torchrun run.py``) and its ``--data`` or
+``--config`` names a task or group of ours, the hook does what ``ambi vlmeval`` does before run.py's main
+(:func:`ambi_plugin.vlmeval.launcher.prepare`: registration, groups, per-model entry, prediction format)
+and changes run.py's arguments to the expanded ones. Any other process, and any run.py run of VLMEvalKit's
+own datasets only, is left exactly as it was: nothing is registered. An error ends the process with one
+line (exit 2). What remains ``ambi vlmeval``'s alone: its exit code 1 when a dataset of ours wrote no scores.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+PTH_NAME = "ambi_plugin_vlmeval.pth"
+PTH_LINE = (
+    "import importlib.util as _u; _u.find_spec('ambi_plugin') and "
+    "__import__('ambi_plugin.vlmeval.plainrun', fromlist=['install']).install()\n"
+)
+PROG = "ambi-plugin (run.py)"
+
+
+def run_py_args(orig_argv: list[str] | None = None) -> list[str] | None:
+    """The arguments of VLMEvalKit's run.py when it is this process's program, else None."""
+    argv = list(sys.orig_argv if orig_argv is None else orig_argv)
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m":
+            return argv[i + 2 :] if argv[i + 1 : i + 2] == ["vlmeval.run"] else None
+        if arg == "-c":
+            return None
+        if arg in ("-X", "-W"):
+            i += 2
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        return argv[i + 1 :] if Path(arg).name == "run.py" else None
+    return None
+
+
+def names_ours(args: list[str]) -> bool:
+    """Whether run.py's ``--data`` (tasks or groups) or ``--config`` (data names or classes) names one of ours."""
+    import json
+
+    from ambi_plugin.taskindex import index
+    from ambi_plugin.vlmeval.launcher import _option
+
+    ours = set(index())
+    if any(name in ours for name in _option(args, "--data")):
+        return True
+    for path in _option(args, "--config")[:1]:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh).get("data") or {}
+        except (OSError, ValueError, AttributeError):
+            return False  # run.py reports it
+        from ambi_plugin.vlmeval.dataset import class_name
+
+        classes = {class_name(t) for t in ours}
+        return any(n in ours or (isinstance(e, dict) and e.get("class") in classes) for n, e in data.items())
+    return False
+
+
+def on_vlmeval_imported() -> None:
+    args = run_py_args()
+    if args is None or not names_ours(args):
+        return
+    from ambi_plugin.vlmeval import prompt_model as pm
+    from ambi_plugin.vlmeval.launcher import LauncherError, prepare
+    from ambi_plugin.vlmeval.registry import RegistrationError, VLMEvalKitMissing
+
+    try:
+        expanded = prepare(args, prog=PROG)
+    except (VLMEvalKitMissing, LauncherError, pm.PromptModelError, RegistrationError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except Exception as exc:  # a run.py run of ours must not go on half prepared
+        print(f"{PROG}: error: {type(exc).__name__}: {exc} (run it with `ambi vlmeval` to see more)", file=sys.stderr)
+        raise SystemExit(2) from None
+    sys.argv[1:] = expanded
+
+
+class _VLMEvalFinder(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when ``vlmeval`` is imported, runs :func:`on_vlmeval_imported` after it loads."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "vlmeval":
+            return None
+        sys.meta_path[:] = [f for f in sys.meta_path if f is not self]  # once
+        spec = importlib.util.find_spec(name)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        exec_module = loader.exec_module
+
+        def exec_then_hook(module):
+            exec_module(module)
+            on_vlmeval_imported()
+
+        loader.exec_module = exec_then_hook
+        return spec
+
+
+def install() -> None:
+    """Called by the ``.pth`` line at start-up."""
+    if "vlmeval" in sys.modules or any(isinstance(f, _VLMEvalFinder) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _VLMEvalFinder())
+
+
+def site_dir() -> Path:
+    """This environment's site-packages (where pip puts packages)."""
+    import sysconfig
+
+    return Path(sysconfig.get_paths()["purelib"])
+
+
+def install_pth(where: Path | str | None = None) -> Path:
+    folder = Path(where or site_dir())
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder (a site-packages folder, where Python reads .pth files)")
+    path = folder / PTH_NAME
+    path.write_text(PTH_LINE, encoding="utf-8")
+    return path
+
+
+def remove_pth(where: Path | str | None = None) -> Path | None:
+    path = Path(where or site_dir()) / PTH_NAME
+    if not path.exists():
+        return None
+    os.remove(path)
+    return path
+
+
+__all__ = ["PTH_LINE", "PTH_NAME", "install", "install_pth", "names_ours", "remove_pth", "run_py_args", "site_dir"]
