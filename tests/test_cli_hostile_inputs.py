@@ -135,9 +135,7 @@ def test_bare_vlmeval_is_one_line():
 
 # -- point 14: arguments and variables -------------------------------------------------------------------------
 def test_new_category_prompt_with_control_characters_writes_a_yaml_that_loads(tmp_path):
-    import yaml
-
-    from ambi_plugin.taskindex import check_keys
+    from ambi_plugin.taskindex import check_keys, load_yaml
 
     prompt = "Look\x7f at {question}\x01 \u0085 and\ttell \u2028 me 😀"
     run = subprocess.run(
@@ -147,7 +145,7 @@ def test_new_category_prompt_with_control_characters_writes_a_yaml_that_loads(tm
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     path = tmp_path / "y" / "mybench_ducks_choice.yaml"
-    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    loaded = load_yaml(path)  # the loader of our task index (lmms-eval's !function tags)
     assert loaded["lmms_eval_specific_kwargs"]["default"]["prompt"] == prompt
     assert check_keys(path) == []  # and lmms-eval's keys check reads it
 
