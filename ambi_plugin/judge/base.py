@@ -62,6 +62,7 @@ class Judge(ABC):
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
         self.counters = Counters()
+        self.first_error: str | None = None  # the first judgement that could not be read: its reply or failure
 
     # -- identity
 
@@ -94,6 +95,7 @@ class Judge(ABC):
             "templates": template_hashes(),
             "settings": self.settings.public(),
             "stats": stats,
+            "first_error": self.first_error,
         }
 
     def stats(self) -> dict[str, int]:
@@ -108,6 +110,9 @@ class Judge(ABC):
         self.counters.add(f"{template}_x{self.effective_rounds(requested)}")
         if result.error:
             self.counters.add("errors")
+            if self.first_error is None:
+                raws = [str(r) for r in getattr(result, "raw", None) or [] if str(r).strip()]
+                self.first_error = (raws[0] if raws else "no readable reply").splitlines()[0][:300]
 
     # -- the protocol
 

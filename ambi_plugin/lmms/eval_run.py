@@ -47,8 +47,13 @@ def without_option(argv: Sequence[str], name: str) -> list[str]:
 
 
 def _has_values(metrics: dict) -> bool:
+    """A metric value that is a number (a count of judge errors alone is not a result)."""
     return any(
-        "," in key and isinstance(val, (int, float)) and not isinstance(val, bool) and not math.isnan(val)
+        "," in key
+        and not key.startswith("judge_errors")
+        and isinstance(val, (int, float))
+        and not isinstance(val, bool)
+        and not math.isnan(val)
         for key, val in (metrics or {}).items()
     )
 
@@ -190,6 +195,14 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
             f"below {output}; its log above says why"
         )
         return run.returncode or FAILED_RUN
+    judge = ((run.results.get("ambi_plugin") or {}).get("judge")) or {}
+    from ambi_plugin.lmms.results_meta import judge_failures
+
+    for task, info in judge_failures(run.results).items():
+        echo(
+            f"ambi eval: judge errors: {info['errors']} of {info['items']} items, task {task}: "
+            f"{judge.get('first_error') or 'unreadable replies'}"
+        )
     missing = tasks_without_results(run.results, requested)
     if missing:
         echo(f"ambi eval: no results for {', '.join(missing)} in {run.results_path}; the log above says why")

@@ -41,6 +41,46 @@ def _judge_errors(results: dict) -> dict[str, float]:
     return out
 
 
+def judge_failures(results: dict) -> dict[str, dict]:
+    """Per task with judge errors: ``{"errors", "items", "judged", "all_failed"}`` (``judged``: items whose answer
+    parsed, so that a judge was asked; from ``unparsed_rate``)."""
+    out = {}
+    samples = results.get("n-samples") or {}
+    for task, n_err in _judge_errors(results).items():
+        n = int(((samples.get(task) or {}).get("effective")) or 0)
+        if n_err <= 0 or n <= 0:
+            continue
+        unparsed = (results.get("results") or {}).get(task, {}).get("unparsed_rate,none")
+        unparsed = unparsed if isinstance(unparsed, (int, float)) and not math.isnan(unparsed) else 0.0
+        judged = n - round(unparsed * n)
+        out[task] = {"errors": int(n_err), "items": n, "judged": judged, "all_failed": judged > 0 and n_err >= judged}
+    return out
+
+
+def mark_judge_failures(results: dict, section: dict) -> None:
+    """Every judgement of a task failed (an unreachable judge): its metrics become NaN (not a silent 0) with the
+    reason in ``ambi_plugin.judge.failed``; any judge error is told in one line per task on stderr."""
+    import sys
+
+    judge = section.get("judge") if isinstance(section.get("judge"), dict) else None
+    reason = (judge or {}).get("first_error") or "the judge's replies could not be read"
+    failed = {}
+    for task, info in judge_failures(results).items():
+        print(
+            f"ambi-plugin: judge errors: {info['errors']} of {info['items']} items, task {task}: {reason}",
+            file=sys.stderr,
+            flush=True,
+        )
+        if info["all_failed"]:
+            failed[task] = f"every judgement failed: {reason}"
+            metrics = results["results"][task]
+            for key, val in list(metrics.items()):
+                if "," in key and not key.startswith("judge_errors") and isinstance(val, (int, float)):
+                    metrics[key] = math.nan
+    if failed and judge is not None:
+        judge["failed"] = failed
+
+
 def _uses_synth(results: dict) -> bool:
     return any(
         isinstance(cfg, dict) and str(cfg.get("dataset_path", "")).startswith("ambi://synth")
@@ -137,6 +177,7 @@ def patch_results_writer() -> None:
 
                     mark_tasks_without_records(results)  # tasks whose release has no rows: NaN metrics
                     results[SECTION] = ambi_section(results)
+                    mark_judge_failures(results, results[SECTION])  # every judgement failed: NaN, not 0
             except Exception as exc:  # noqa: BLE001 - never break lmms-eval's save
                 log.warning("ambi-plugin: could not add the ambi_plugin section (%s: %s)", type(exc).__name__, exc)
         return original(self, *args, **kwargs)

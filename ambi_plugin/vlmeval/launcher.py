@@ -58,6 +58,27 @@ def expand_data_args(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def check_data_names(argv: Sequence[str]) -> None:
+    """A ``--data`` name neither VLMEvalKit nor we know (nor a custom TSV in ``$LMUData``) is an error before run.py
+    starts: run.py itself logs it as invalid, skips it and exits 0 having evaluated nothing."""
+    import difflib
+
+    import vlmeval.dataset as vd
+
+    from ambi_plugin.vlmeval.tsv import lmudata_root
+
+    known = set(vd.SUPPORTED_DATASETS)
+    for name in _option(argv, "--data"):
+        if name in known or (lmudata_root() / f"{name}.tsv").is_file():
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise LauncherError(
+            f"--data {name!r} is neither a VLMEvalKit dataset, nor one of ours (ambi tasks), nor a custom TSV "
+            f"{lmudata_root() / (name + '.tsv')}{hint}"
+        )
+
+
 def _option(argv: Sequence[str], name: str) -> list[str]:
     """The values following every ``name`` in ``argv`` (up to the next ``--option``)."""
     vals: list[str] = []
@@ -217,6 +238,7 @@ def prepare(argv: Sequence[str], prog: str = "ambi vlmeval") -> list[str]:
     register()
     if any(a in ("-h", "--help") for a in argv):
         return argv
+    check_data_names(argv)
     key, settings = choose_prompt_model(argv)
     pm.set_default(key, settings)
     if key:
