@@ -212,6 +212,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         judge=_judge_from_arg(args.judge),
     )
     print(report.text)
+    for line in report.note.splitlines():  # duplicate answer ids: also on stderr, where scripts look for warnings
+        if line.startswith("warning: "):
+            print(f"ambi score: {line}", file=sys.stderr)
     if args.json:
         out = {"task": report.task, "values": report.values, "judge": report.judge}
         Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")

@@ -263,7 +263,8 @@ def test_duplicate_answer_ids_keep_the_first_answer_and_warn(tmp_path, capsys, l
     else:  # the authors' layout: a JSON list with answer columns
         path.write_text(json.dumps([{"id": r["id"], "model_answer": r["response"]} for r in rows]))
     assert main(["score", "--task", task, "--answers", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert f"warning: {path}: 6 duplicate answer(s) ignored, 3 record id(s) given more than once" in out
+    captured = capsys.readouterr()
+    expected = f"warning: {path}: 6 duplicate answer(s) ignored, 3 record id(s) given more than once"
+    assert expected in captured.out and f"ambi score: {expected}" in captured.err
     values = next(iter(score_answers(task, path, progress=False).values.values()))
     assert values["acc"] == 1.0
