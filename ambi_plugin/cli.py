@@ -185,9 +185,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from ambi_plugin.scorefile import score_answers, tables_from_results
 
     if args.results:
+        from ambi_plugin.core.inputfiles import named_input
         from ambi_plugin.report import find_results_json
 
-        print(tables_from_results(json.loads(find_results_json(Path(args.results)).read_text())))
+        path = find_results_json(Path(args.results))
+        with named_input(path, "results JSON"):
+            print(tables_from_results(json.loads(path.read_text(encoding="utf-8"))))
         return 0
     if not (args.task and args.answers):
         raise ValueError("ambi score needs --task and --answers (or --results PATH)")
@@ -207,6 +210,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         judge=_judge_from_arg(args.judge),
     )
     print(report.text)
+    for line in report.note.splitlines():  # duplicate answer ids: also on stderr, where scripts look for warnings
+        if line.startswith("warning: "):
+            print(f"ambi score: {line}", file=sys.stderr)
     if args.json:
         out = {"task": report.task, "values": report.values, "judge": report.judge}
         Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
@@ -221,6 +227,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ambi_plugin.reports import build_report, write_report
 
     formats = [f.strip() for chunk in args.format for f in chunk.split(",") if f.strip()]
+    bad = [a for a in args.paper_name or [] if "=" not in a or not all(x.strip() for x in a.split("=", 1))]
+    if bad:
+        raise ValueError(
+            f"--paper-name {bad[0]!r}: expected MODEL=PAPER ROW NAME (e.g. --paper-name 'qwen=Qwen2.5-VL-7B')"
+        )
     aliases = dict(a.split("=", 1) for a in args.paper_name or [])
     report = build_report(args.results, names=args.name, compare_paper=args.compare_paper, aliases=aliases,
                           n_boot=args.bootstrap, seed=args.seed, test=args.test)  # fmt: skip
@@ -273,11 +284,16 @@ def _cmd_viabench(args: argparse.Namespace) -> int:
 
 
 def _cmd_rcid_copy(args: argparse.Namespace) -> int:
+    from ambi_plugin.benchmarks.hub import DataUnavailableError
     from ambi_plugin.benchmarks.rcid.cli import write_rcid_copy
 
-    manifest = write_rcid_copy(
-        Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type, human=args.human
-    )
+    try:
+        manifest = write_rcid_copy(
+            Path(args.out), hub=args.hub, seed=args.seed, n=args.n, default_type=args.type, human=args.human
+        )
+    except DataUnavailableError as exc:
+        print(f"ambi rcid-copy: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote an RCID copy to {args.out}: {manifest['counts']}; skipped rows: {manifest['n_skipped']}")
     return 0
 
@@ -395,6 +411,12 @@ def _cmd_vlmeval(args: argparse.Namespace) -> int:
 
     quiet_missing_env()
 
+    given = {a.split("=", 1)[0] for a in args.rest if a.startswith("--") and len(a.split("=", 1)[0]) >= 4}
+    if not any(opt.startswith(g) for g in given for opt in ("--data", "--config", "--help")) and "-h" not in args.rest:
+        raise ValueError(
+            "ambi vlmeval needs --data TASK [TASK ...] and --model MODEL (or --config FILE), as VLMEvalKit's run.py "
+            "does; e.g. 'ambi vlmeval --data ambi_synth_all --model ambi_replay' ('ambi vlmeval --help' for run.py's)"
+        )
     if args.rest not in ([], ["-h"], ["--help"]) and not _harness_ready("VLMEvalKit"):
         return 2
     return vlmeval_main(args.rest)

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from ambi_plugin.core.inputfiles import named_input
+
 
 class ConfigError(ValueError):
     """The config file cannot be read."""
@@ -37,7 +39,8 @@ def load_config() -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        with named_input(path, "the ambi config"):
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: cannot read the ambi config ({exc})") from None
     if not isinstance(data, dict):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +45,52 @@ def cache_dir() -> Path:
     return Path(base) / "ambi_plugin"
 
 
+def looks_like_path(source: str) -> bool:
+    """A ``--source`` / ``--hub`` value that is a path, not a Hub id (``OWNER/NAME``): it starts with ``/``, ``.`` or
+    ``~``, has more than one ``/``, or names a file (``.zip``, ``.json``, ``.jsonl``, ``.parquet``)."""
+    text = str(source)
+    return (
+        text.startswith(("/", ".", "~"))
+        or text.count("/") > 1
+        or os.sep != "/"
+        and os.sep in text
+        or Path(text).suffix.lower() in (".zip", ".json", ".jsonl", ".parquet")
+    )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def remove_stale_tmp(out: str | Path) -> list[Path]:
+    """Remove the hidden ``.<out>.tmp-<pid>-*`` folders that builds of ``out`` killed before their cleanup left
+    beside it (their process is gone); say so on stderr. A folder of a live process (a build running now) is
+    kept. Returns the folders removed."""
+    out = Path(out)
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.tmp-(\d+)-")
+    removed = []
+    try:
+        siblings = list(out.parent.iterdir())
+    except OSError:
+        return []
+    for path in siblings:
+        m = pattern.match(path.name)
+        if m and path.is_dir() and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    if removed:
+        names = ", ".join(p.name for p in removed[:5]) + (" ..." if len(removed) > 5 else "")
+        print(f"ambi-plugin: removed {len(removed)} temporary folder(s) of killed builds of {out}: {names}",
+              file=sys.stderr)  # fmt: skip
+    return removed
+
+
 def replace_dir_atomically(out: str | Path, build: Callable[[Path], object]) -> Path:
     """Run ``build(tmp)`` in a sibling temporary folder, then move it to ``out`` (replacing it).
 
@@ -53,7 +101,8 @@ def replace_dir_atomically(out: str | Path, build: Callable[[Path], object]) -> 
     """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    remove_stale_tmp(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent))
     backup = out.parent / f".{out.name}.old-{tmp.name.rsplit('-', 1)[-1]}"  # unique: named after tmp
     swapped = False
     try:

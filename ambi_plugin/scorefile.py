@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.core.parsing import option_label, parse_answer
 from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
 
@@ -76,7 +77,11 @@ def read_rows(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"answers file {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8")
+    with named_input(path, "answers file"):
+        return _rows_of(path, path.read_text(encoding="utf-8"))
+
+
+def _rows_of(path: Path, text: str) -> list[dict]:
     if text.lstrip().startswith("["):
         try:
             rows = json.loads(text)
@@ -138,9 +143,19 @@ def logged_subset(recs: Sequence[dict], got: Mapping[str, str], rows: Sequence[d
 
 
 def answer_columns(
-    rows: Sequence[dict], *, task: str, name: str, columns: Sequence[str] | None = None, source: str = "answers"
+    rows: Sequence[dict],
+    *,
+    task: str,
+    name: str,
+    columns: Sequence[str] | None = None,
+    source: str = "answers",
+    duplicates: dict[str, int] | None = None,
 ) -> dict[str, dict[str, str]]:
-    """{answer set: {record id: response}} from rows of any supported shape (see the module docstring)."""
+    """{answer set: {record id: response}} from rows of any supported shape (see the module docstring).
+
+    A record id given more than once keeps its **first** answer (a later one never silently wins); the
+    answers left out are counted per id in ``duplicates`` when a dict is passed."""
+    dups = duplicates if duplicates is not None else {}
     if any("task" in r for r in rows):
         tasks = sorted({str(r.get("task")) for r in rows})
         rows = [r for r in rows if r.get("task") == task]
@@ -157,6 +172,9 @@ def answer_columns(
             rid = _row_id(r)
             text = r["response"] if "response" in r else _first_text(r.get("filtered_resps") or r.get("resps"))
             if rid is not None and text is not None:
+                if rid in out:
+                    dups[rid] = dups.get(rid, 0) + 1
+                    continue
                 out[rid] = str(text)
         return {name: out}
     else:
@@ -164,14 +182,29 @@ def answer_columns(
         if not columns:
             raise ScoreError(f"{source}: no answer column found; rows need 'response' or pass --column")
     table: dict[str, dict[str, str]] = {c: {} for c in columns}
+    seen: set[str] = set()
     for r in rows:
         rid = _row_id(r)
         if rid is None:
             raise ScoreError(f"{source}: a row without 'id' ({str(r)[:120]})")
+        if rid in seen:
+            dups[rid] = dups.get(rid, 0) + 1
+            continue
+        seen.add(rid)
         for c in columns:
             if r.get(c) is not None:
                 table[c][rid] = str(r[c])
     return table
+
+
+def duplicates_note(duplicates: Mapping[str, int], source: str) -> str:
+    """The warning of answers left out because their record id came earlier in the file ("" when none)."""
+    if not duplicates:
+        return ""
+    shown = ", ".join(f"{rid!r} x{n + 1}" for rid, n in list(duplicates.items())[:5])
+    more = f" ... ({len(duplicates)} ids in all)" if len(duplicates) > 5 else ""
+    return (f"warning: {source}: {sum(duplicates.values())} duplicate answer(s) ignored, {len(duplicates)} record "
+            f"id(s) given more than once ({shown}{more}); the first answer of each id was scored")  # fmt: skip
 
 
 def _parsed_index(rec: dict, response: str | None) -> int | None:
@@ -292,7 +325,7 @@ def load_records(
 
 def _first_jsonl_object(path: Path) -> dict:
     """The first line of a JSONL file as an object ({} for a JSON list, an empty or unreadable line)."""
-    with path.open(encoding="utf-8") as fh:
+    with named_input(path), path.open(encoding="utf-8") as fh:
         for raw in fh:
             if raw.strip():
                 try:
@@ -393,10 +426,14 @@ def score_answers(
     if Path(answers).is_dir():  # an lmms-eval output folder: the task's logged samples
         answers = samples_in_folder(Path(answers), task)
     rows = read_rows(answers)
-    table = answer_columns(rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers))
+    dups: dict[str, int] = {}
+    table = answer_columns(
+        rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers), duplicates=dups
+    )
     note = ""
     if is_logged_samples(rows) and not columns:  # exactly the records the run scored
         recs, note = logged_subset(recs, next(iter(table.values())), rows, task=task, source=str(answers))
+    note = "\n".join(x for x in (duplicates_note(dups, str(answers)), note) if x)
     if vote:
         # the voters are read on their own: --vote needs no --column, and does not add the voters as columns
         voters = answer_columns(rows, task=task, name=Path(answers).stem, columns=list(vote), source=str(answers))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.paths import tasks_dir
 
 
@@ -68,7 +69,7 @@ def _read(path: Path) -> dict:
 @lru_cache(maxsize=2048)
 def _parse(path: str, _mtime_ns: int, _size: int) -> dict:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with named_input(path, "task YAML"), open(path, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=_Loader) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise TaskYamlError(f"{path}: cannot read task YAML ({exc})") from None

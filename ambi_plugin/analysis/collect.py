@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,14 +85,54 @@ def _key(rid: str) -> str:
     return hashlib.sha1(str(rid).encode()).hexdigest()[:16]
 
 
-def _done(folder: Path) -> dict[str, dict]:
+def _acts_readable(path: Path) -> bool:
+    """The image's ``.npz`` is complete: a zip whose directory (at its end, so a truncated file has none) lists
+    ``pre`` and ``post``."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return {"pre.npy", "post.npy"} <= set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _lines(path: Path, *, own: bool, say) -> list[str]:
+    """The complete lines of an items file. A torn last line (the run was killed while writing it) is dropped,
+    and cut from the file when it is this process's own file (so that the next line starts on a line of its
+    own); its image is captured again."""
+    data = path.read_bytes()
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if data and not data.endswith(b"\n"):
+        say(f"{path}: dropped a torn last line (a run stopped while writing it); that image is captured again")
+        lines = lines[:-1]
+        if own:
+            with path.open("r+b") as fh:
+                fh.truncate(data.rfind(b"\n") + 1)
+    return lines
+
+
+def _done(folder: Path, *, rank: int | None = None, say=print) -> dict[str, dict]:
+    """The images already captured: a complete line in an items file and a readable ``acts/<n>.npz``. An
+    unreadable line or a truncated ``.npz`` is said, and that image is captured again."""
     rows: dict[str, dict] = {}
     for path in sorted(folder.glob("items.rank*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+        for no, line in enumerate(_lines(path, own=path.name == f"items.rank{rank}.jsonl", say=say), start=1):
+            if not line.strip():
+                continue
+            try:
                 row = json.loads(line)
-                if (folder / "acts" / f"{_key(row['id'])}.npz").is_file():
-                    rows[row["id"]] = row
+                rid = str(row["id"])
+            except (ValueError, KeyError, TypeError):
+                say(f"{path}:{no}: not a complete item line; skipped (that image is captured again)")
+                continue
+            acts = folder / "acts" / f"{_key(rid)}.npz"
+            if not acts.is_file():
+                continue
+            if not _acts_readable(acts):
+                say(f"{acts}: truncated or unreadable activations of image id={rid!r}; it is captured again")
+                acts.unlink(missing_ok=True)
+                rows.pop(rid, None)
+                continue
+            rows[rid] = row
     return rows
 
 
@@ -137,7 +178,7 @@ def capture_category(
     rank, _ = rank_and_world(lm)
     layout = head_layout(lm, pattern=pattern)
     driver = BackendModel(lm, gen_kwargs=gen_kwargs)
-    done = _done(folder)
+    done = _done(folder, rank=rank)
     todo = [r for r in shard(list(records), lm) if str(r["id"]) not in done]
     if done and is_main_process(lm):
         print(f"switch-heads: resuming {category}: {len(done)} images already captured")
@@ -164,7 +205,11 @@ def capture_category(
                    "labels": expected_labels(rec), "prompt1": p1, "prompt2": p2}  # fmt: skip
             log.write(json.dumps(row) + "\n")
             log.flush()
-    mine = {rid: row for rid, row in _done(folder).items() if rid in {str(r["id"]) for r in shard(list(records), lm)}}
+    mine = {
+        rid: row
+        for rid, row in _done(folder, say=lambda msg: None).items()
+        if rid in {str(r["id"]) for r in shard(list(records), lm)}
+    }
     local = {rid: (row, *_read_acts(folder, rid)) for rid, row in mine.items()}
     merged: dict[str, tuple] = {}
     for part in gather(local):

@@ -241,20 +241,21 @@ def hub_snapshot(repo_id: str, *, benchmark: str, revision: str | None = None, p
 
 
 def unpack_zip(archive: str | Path, *, benchmark: str) -> Path:
-    """A zip's content, unpacked once into the cache (macOS ``__MACOSX`` and ``._`` entries left out)."""
+    """A zip's content, unpacked once into the cache: only the files a loader reads, within the limits of
+    :mod:`ambi_plugin.benchmarks.archives` (size, compression ratio); a refused or failed unpack leaves nothing."""
+    from ambi_plugin.benchmarks.archives import members_to_unpack
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
 
     archive = Path(archive)
     out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), read=[archive.resolve()]))
+    if not (out / ".complete").is_file():
+        with zipfile.ZipFile(archive) as zf:
+            members_to_unpack(zf, archive)  # refused before the cache folder is made
 
     def build(tmp: Path) -> None:
         with zipfile.ZipFile(archive) as zf:
-            for info in zf.infolist():
+            for info in members_to_unpack(zf, archive):
                 parts = Path(info.filename).parts
-                if info.is_dir() or not parts or "__MACOSX" in parts or parts[-1].startswith("._"):
-                    continue
-                if Path(info.filename).is_absolute() or ".." in parts:
-                    continue
                 dst = tmp / Path(*parts)
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as src, dst.open("wb") as fh:

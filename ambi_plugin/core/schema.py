@@ -51,6 +51,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.inputfiles import named_input
+
 TASK_TYPES = (
     "choice",  # one correct option (letters, roman numerals)
     "multi_choice",  # several correct options, exact set, "None" option
@@ -200,7 +202,7 @@ def read_records(path: str | Path, *, validate: bool = True) -> list[dict]:
     """Read a JSONL file of records. Errors name the file, line and field."""
     path = Path(path)
     out: list[dict] = []
-    with path.open(encoding="utf-8") as fh:
+    with named_input(path, "records file"), path.open(encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, start=1):
             raw = raw.strip()
             if not raw:
@@ -232,7 +234,7 @@ def write_records(path: str | Path, records: Iterable[dict]) -> int:
 def read_jsonl(path: str | Path) -> list[dict]:
     """Raw JSON objects of a JSONL file (no record validation); a bad line names file and line."""
     rows = []
-    with Path(path).open(encoding="utf-8") as fh:
+    with named_input(path, "JSONL file"), Path(path).open(encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if raw.strip():
                 try:

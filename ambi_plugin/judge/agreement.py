@@ -23,6 +23,8 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.inputfiles import named_input
+
 Key = tuple[str, str]
 
 
@@ -65,11 +67,17 @@ def _from_sample(obj: Mapping[str, Any]) -> tuple[str, Any]:
 def read_verdicts(path: str | Path) -> dict[Key, Hashable | None]:
     """(task, id) -> normalised value (None = the judge errored) for every line of a verdict file."""
     path = Path(path)
-    out: dict[Key, Hashable | None] = {}
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        with named_input(path, "verdict file"):
+            lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise AgreementInputError(f"cannot read {path}: {exc}") from None
+    with named_input(path, "verdict file"):
+        return _read_lines(path, lines)
+
+
+def _read_lines(path: Path, lines: list[str]) -> dict[Key, Hashable | None]:
+    out: dict[Key, Hashable | None] = {}
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -9,6 +9,11 @@ verdict it had received. Safe for several threads (one connection per thread) an
 Replies that could not be read after the retries are stored too (``ok = 0``): a rerun reproduces the
 same judge error without asking again. ``ambi judge-cache clear --errors`` drops them so that the
 next run asks again. Transport failures (no reply at all) are never stored.
+
+A cache file that is not a readable SQLite database (a torn copy, a disk fault, another file at its path) never
+ends a run: the file is named on stderr, moved aside beside itself as ``judge.sqlite.corrupt-<time>`` (kept, with
+its ``-wal``/``-shm`` files, for whoever wants to look at it), and the run goes on with a new, empty cache.
+``ambi judge-cache show`` / ``clear`` do the same, so they always work.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -62,22 +68,75 @@ class JudgeCache:
         self._local = threading.local()
         self._init_lock = threading.Lock()
         self._ready = False
+        self._generation = 0  # bumped when a corrupt file is moved aside: every thread then reconnects
+        self.moved_aside: list[Path] = []
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
-        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+        if (
+            conn is not None
+            and getattr(self._local, "pid", None) == os.getpid()
+            and getattr(self._local, "generation", None) == self._generation
+        ):
             return conn
+        if conn is not None and getattr(self._local, "pid", None) == os.getpid():
+            conn.close()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False)
+        for attempt in (0, 1):
+            conn = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False)
+            inode = _inode(self.path)
+            try:
+                self._prepare(conn)
+                break
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                if attempt or _transient(exc):
+                    raise
+                self._move_aside(exc, inode)
+        self._local.conn, self._local.pid, self._local.generation = conn, os.getpid(), self._generation
+        self._local.inode = inode
+        return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA busy_timeout = 60000")
         with self._init_lock:
             if not self._ready:
                 self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL"))
                 self._retry(lambda: conn.execute(_SCHEMA))
+                self._retry(lambda: conn.execute("SELECT COUNT(*) FROM replies").fetchone())  # a torn file fails
                 self._ready = True
         conn.execute("PRAGMA synchronous = NORMAL")
-        self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
+
+    def _move_aside(self, exc: BaseException, inode: int | None) -> None:
+        """Move a corrupt cache file (and its -wal/-shm) aside, keep it, say so; the next connection is new."""
+        with self._init_lock:
+            if inode is not None and _inode(self.path) == inode:  # not yet moved by another thread or process
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{os.getpid()}")
+                for suffix in ("", "-wal", "-shm"):
+                    src = Path(str(self.path) + suffix)
+                    try:
+                        src.rename(str(aside) + suffix)
+                    except FileNotFoundError:
+                        pass
+                self.moved_aside.append(aside)
+                print(
+                    f"ambi-plugin: judge cache {self.path} is not a readable SQLite database ({exc}); moved it to "
+                    f"{aside} and going on with a new, empty cache (replies are asked again)",
+                    file=sys.stderr,
+                )
+            self._ready = False
+            self._generation += 1
+
+    def _run(self, fn):
+        """``fn(connection)`` with the busy retries; a corrupt file met mid-run is moved aside, then one retry."""
+        try:
+            return self._retry(lambda: fn(self._conn()))
+        except sqlite3.DatabaseError as exc:
+            if _transient(exc):
+                raise
+            self._move_aside(exc, getattr(self._local, "inode", None))
+            return self._retry(lambda: fn(self._conn()))
 
     @staticmethod
     def _retry(fn, attempts: int = 20):
@@ -85,21 +144,18 @@ class JudgeCache:
             try:
                 return fn()
             except sqlite3.OperationalError as exc:  # "database is locked" under heavy contention
-                transient = "locked" in str(exc) or "busy" in str(exc)
-                if not transient or i == attempts - 1:
+                if not _transient(exc) or i == attempts - 1:
                     raise
                 time.sleep(0.05 * (i + 1))
         return None
 
     def get(self, key: str) -> CachedReply | None:
-        row = self._retry(
-            lambda: self._conn().execute("SELECT reply, ok FROM replies WHERE key = ?", (key,)).fetchone()
-        )
+        row = self._run(lambda conn: conn.execute("SELECT reply, ok FROM replies WHERE key = ?", (key,)).fetchone())
         return CachedReply(row[0], bool(row[1])) if row else None
 
     def put(self, key: str, *, backend: str, model: str, template: str, round_index: int, reply: str, ok: bool) -> None:
-        self._retry(
-            lambda: self._conn().execute(
+        self._run(
+            lambda conn: conn.execute(
                 "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, backend, model, template, int(round_index), str(reply), int(bool(ok)), time.time()),
             )
@@ -109,15 +165,11 @@ class JudgeCache:
         """Entries per (backend, model, template): total, unreadable, first and last write."""
         if not self.path.exists():
             return []
-        rows = self._retry(
-            lambda: (
-                self._conn()
-                .execute(
-                    "SELECT backend, model, template, COUNT(*), SUM(1 - ok), MIN(created), MAX(created) "
-                    "FROM replies GROUP BY backend, model, template ORDER BY backend, model, template"
-                )
-                .fetchall()
-            )
+        rows = self._run(
+            lambda conn: conn.execute(
+                "SELECT backend, model, template, COUNT(*), SUM(1 - ok), MIN(created), MAX(created) "
+                "FROM replies GROUP BY backend, model, template ORDER BY backend, model, template"
+            ).fetchall()
         )
         keys = ("backend", "model", "template", "entries", "unreadable", "first", "last")
         return [dict(zip(keys, r)) for r in rows or []]
@@ -136,19 +188,31 @@ class JudgeCache:
         if errors_only:
             where.append("ok = 0")
         sql = "DELETE FROM replies" + (" WHERE " + " AND ".join(where) if where else "")
-        cur = self._retry(lambda: self._conn().execute(sql, args))
+        cur = self._run(lambda conn: conn.execute(sql, args))
         return cur.rowcount if cur is not None else 0
 
     def __len__(self) -> int:
         if not self.path.exists():
             return 0
-        return int(self._retry(lambda: self._conn().execute("SELECT COUNT(*) FROM replies").fetchone()[0]))
+        return int(self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM replies").fetchone()[0]))
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def _transient(exc: BaseException) -> bool:
+    """A busy / locked database (another writer): waited for, never a corrupt file."""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
 
 
 def format_stats(cache: JudgeCache) -> str:

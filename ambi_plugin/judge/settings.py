@@ -12,14 +12,20 @@ Order (first that sets a field wins, field by field):
 
 The ``OPENAI_*`` variables never *select* a backend: a key in the environment does not send anything
 over the network unless ``openai`` was chosen.
+
+Secrets never leave the settings: :meth:`JudgeSettings.public` (what logs and results record) shows the API
+key as ``***``, and :func:`redact_url` shows a base URL's user and password (``http://user:pw@host``) and the
+values of its secret-looking query parameters (``?api_key=...``, ``token``, ``sig`` ...) as ``***``.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 BACKENDS: tuple[str, ...] = ("offline", "openai", "lmms_eval", "hf")
 
@@ -74,7 +80,29 @@ class JudgeSettings:
         """The settings without secrets (for logs and results)."""
         out = asdict(self)
         out["api_key"] = "***" if self.api_key else None
+        out["base_url"] = redact_url(self.base_url)
         return out
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|pass|pwd|auth|sig|credential|session|code", re.IGNORECASE)
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` fit to record: user and password, the fragment, and the values of query parameters whose name
+    looks secret (``api_key``, ``access_token``, ``sig`` ...) become ``***``; the rest is kept as it was."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(str(url))
+        host = parts.netloc.rpartition("@")[2]
+        netloc = f"***@{host}" if "@" in parts.netloc else parts.netloc
+        query = parts.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in pairs], safe="*")
+        return urlunsplit((parts.scheme, netloc, parts.path, query, "***" if parts.fragment else ""))
+    except ValueError:  # not a URL at all: nothing of it is shown
+        return "***"
 
 
 _FIELDS = {f.name: f for f in fields(JudgeSettings)}

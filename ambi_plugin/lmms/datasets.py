@@ -38,6 +38,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -70,9 +71,20 @@ def _synth_root() -> Path:
                 "write one with: ambi synth --out DIR --seed S --n N"
             )
         return local
-    seed = int(os.environ.get("AMBI_SYNTH_SEED", "0"))
-    n = int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N)))
-    return ensure_suite(seed=seed, n=n)
+    return ensure_suite(seed=synth_setting("AMBI_SYNTH_SEED", 0), n=synth_setting("AMBI_SYNTH_N", DEFAULT_N))
+
+
+def synth_setting(variable: str, default: int) -> int:
+    """``$AMBI_SYNTH_SEED`` / ``$AMBI_SYNTH_N`` as an integer; a bad value names the variable."""
+    raw = os.environ.get(variable, "")
+    if not raw.strip():
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        what = "the seed of the generated suite" if variable.endswith("SEED") else "items per synthetic task"
+        raise DatasetSpecError(f"{variable}={raw!r} is not an integer ({what}, default {default}); unset it or "
+                               "give a whole number") from None  # fmt: skip
 
 
 def _local_root() -> Path:
@@ -263,7 +275,7 @@ def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
     row = {"id": NO_RECORDS_ID, "task_type": "none", "category": "none", "record": json.dumps(rec)}
     out_dir = cache_dir() / "harness"
     out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{name}-no-records-{hashlib.sha256(reason.encode()).hexdigest()[:12]}.jsonl"
+    out = out_dir / f"{cache_name(name)}-no-records-{hashlib.sha256((name + reason).encode()).hexdigest()[:12]}.jsonl"
     if not out.exists():
         tmp = out.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(json.dumps(row) + "\n", encoding="utf-8")
@@ -278,6 +290,13 @@ def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
     NO_RECORDS[(dataset_path, name)] = reason
     LOADED[(dataset_path, name)] = root
     return out
+
+
+def cache_name(name: str) -> str:
+    """A file name for the cache from a YAML's ``dataset_name``: its characters outside ``[A-Za-z0-9_.-]`` become
+    ``_`` and it never starts with a dot, so ``/abs/dir`` or ``../x`` names a file *in* the cache folder, not
+    beside the user's records (the digest that follows it tells files apart)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).lstrip("._-")[-80:] or "records"
 
 
 @contextlib.contextmanager
@@ -318,10 +337,10 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
         raise DatasetSpecError(
             f"{dataset_path}: no records '{name}' in {root} (available: {', '.join(available) or 'none'})"
         )
-    digest = hashlib.sha256(HARNESS_FORMAT + src.read_bytes() + str(root.resolve()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(HARNESS_FORMAT + src.read_bytes() + str(src.resolve()).encode()).hexdigest()[:16]
     out_dir = cache_dir() / "harness"
     out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"{name}-{digest}.jsonl"
+    out = out_dir / f"{cache_name(name)}-{digest}.jsonl"  # in the cache, whatever path dataset_name holds
     with FileLock(str(out) + ".lock"):
         if not out.exists():
             with _collector_paused():

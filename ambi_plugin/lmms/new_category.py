@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ambi_plugin.core.schema import TASK_TYPES, validate_record
 
 QUESTIONS = {
@@ -73,6 +75,18 @@ def example_record(benchmark: str, category: str, task_type: str, views: list[st
     return validate_record(rec)
 
 
+def _yaml_string(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar that loads back as ``text``: JSON's quoting when YAML reads it
+    back unchanged, else YAML's own escapes (a control character such as DEL or U+0085 is not allowed raw)."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    try:
+        if yaml.safe_load(f"k: {quoted}") == {"k": text}:
+            return quoted
+    except yaml.YAMLError:
+        pass
+    return yaml.safe_dump(text, default_style='"', allow_unicode=True, width=float("inf")).rstrip("\n")
+
+
 def _template_lines(tasks: Path, name: str, depth: int = 0) -> list[str]:
     """The task-type template's keys, its own ``include:`` chain first, without comments: the generated YAML then
     names no path (an ``include:`` of the installed template would hold this machine's absolute path)."""
@@ -103,7 +117,7 @@ def render_yaml(
         f"dataset_name: {category}",
         "lmms_eval_specific_kwargs:",
         "  default:",
-        f"    prompt: {json.dumps(prompt, ensure_ascii=False)}",
+        f"    prompt: {_yaml_string(prompt)}",
         "metadata: " + json.dumps(meta, ensure_ascii=False),
     ]
     return task, "\n".join(lines) + "\n"

@@ -144,6 +144,7 @@ def ambi_section(results: dict) -> dict[str, Any]:
         from ambi_plugin.config import data_dir
         from ambi_plugin.data.synth import DEFAULT_N
         from ambi_plugin.data.synth.suite import read_manifest
+        from ambi_plugin.lmms.datasets import synth_setting
 
         local = data_dir("synth")
         manifest = read_manifest(local) if local is not None else None
@@ -151,8 +152,8 @@ def ambi_section(results: dict) -> dict[str, Any]:
             section["synth"] = {"seed": manifest.get("seed"), "n": manifest.get("n"), "dir": str(local)}
         else:
             section["synth"] = {
-                "seed": int(os.environ.get("AMBI_SYNTH_SEED", "0")),
-                "n": int(os.environ.get("AMBI_SYNTH_N", str(DEFAULT_N))),
+                "seed": synth_setting("AMBI_SYNTH_SEED", 0),
+                "n": synth_setting("AMBI_SYNTH_N", DEFAULT_N),
             }
     return section
 

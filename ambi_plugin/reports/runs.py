@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.report import task_metrics
 
 
@@ -64,7 +65,7 @@ def logged_item(row: dict) -> dict | None:
 def read_sample_items(path: Path) -> list[dict]:
     """Our per-item score dicts from an lmms-eval ``--log_samples`` file (one per doc)."""
     out = []
-    with Path(path).open(encoding="utf-8") as fh:
+    with named_input(path, "logged samples file"), Path(path).open(encoding="utf-8") as fh:
         for raw in fh:
             if raw.strip() and (item := logged_item(json.loads(raw))) is not None:
                 out.append(item)
@@ -86,7 +87,8 @@ def _results_files(path: Path) -> list[Path]:
 
 def load_run(results_path: Path, *, name: str | None = None) -> Run:
     try:
-        results = json.loads(Path(results_path).read_text(encoding="utf-8"))
+        with named_input(results_path, "results JSON"):
+            results = json.loads(Path(results_path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ReportError(f"{results_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(results, dict) or "results" not in results:

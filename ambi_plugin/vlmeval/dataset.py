@@ -156,7 +156,7 @@ class AmbiTaskDataset(ImageBaseDataset):
             read = read_predictions(eval_file)
         except PredictionFileError as exc:
             raise AmbiDatasetError(str(exc)) from None
-        pairs = sorted(zip(read.index, read.prediction), key=lambda pair: pair[0])
+        pairs = sorted(first_per_index(zip(read.index, read.prediction), source=eval_file), key=lambda pair: pair[0])
         bad = [i for i, _ in pairs if not 0 <= i < len(self.docs)]
         if bad:
             raise AmbiDatasetError(
@@ -198,6 +198,25 @@ class AmbiTaskDataset(ImageBaseDataset):
                     row["damaged"] = damaged[index]
                 fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         return dict(scores.metrics)
+
+
+def first_per_index(rows, *, source: str) -> list[tuple[int, object]]:
+    """(index, prediction) pairs with each index once, its first row in file order; the rows left out are
+    counted in one warning on stderr (an index answered twice would be scored twice)."""
+    import sys
+
+    kept: dict[int, object] = {}
+    extra: dict[int, int] = {}
+    for index, prediction in rows:
+        if int(index) in kept:
+            extra[int(index)] = extra.get(int(index), 0) + 1
+        else:
+            kept[int(index)] = prediction
+    if extra:
+        shown = ", ".join(str(i) for i in list(extra)[:5]) + (" ..." if len(extra) > 5 else "")
+        print(f"ambi-plugin: {source}: {sum(extra.values())} duplicate row(s) ignored, {len(extra)} index(es) given "
+              f"more than once ({shown}); the first row of each index was scored", file=sys.stderr)  # fmt: skip
+    return list(kept.items())
 
 
 _WARNED: list[str] = []

@@ -108,6 +108,36 @@ def test_capture_through_the_backend_runs_no_hook_while_decoding(lm, records, tm
     assert remaining_hooks(lm) == []
 
 
+def test_capture_resumes_past_a_torn_line_and_a_truncated_npz(lm, records, tmp_path, capsys):
+    """A run killed while writing: the last items line is torn and one acts/*.npz is cut short. The next run
+    drops the torn line (cut from the file), captures both images again and says so."""
+    from ambi_plugin.analysis.collect import _key
+
+    kw = {"category": "bistable", "rule": "differs", "gen_kwargs": {"max_new_tokens": 3}}
+    capture_category(lm, records[:2], tmp_path, **kw)
+    folder = tmp_path / "bistable"
+    items = folder / "items.rank0.jsonl"
+    with items.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "b2", "first": "a du')  # torn: no end, no newline
+    acts = folder / "acts" / f"{_key('b1')}.npz"
+    acts.write_bytes(acts.read_bytes()[: acts.stat().st_size // 2])
+    capsys.readouterr()
+    calls = []
+    original = lm.generate_until
+    lm.generate_until = lambda reqs: calls.append(1) or original(reqs)
+    try:
+        again = capture_category(lm, records, tmp_path, **kw)
+    finally:
+        lm.generate_until = original
+    out = capsys.readouterr().out
+    assert f"{items}: dropped a torn last line" in out
+    assert f"{acts}: truncated or unreadable activations of image id='b1'" in out
+    assert len(calls) == 4  # b1 (truncated activations) and b2 (torn line), two prompts each; b0 kept
+    assert again.n_items == 3 and list(load_activations(folder)["ids"]) == ["b0", "b1", "b2"]
+    lines = items.read_text(encoding="utf-8").splitlines()
+    assert all(json.loads(ln)["id"] for ln in lines) and [json.loads(ln)["id"] for ln in lines][-2:] == ["b1", "b2"]
+
+
 def _first_o_proj_input(lm, layer: int, image: str) -> torch.Tensor:
     _, module = find_head_modules(lm)[layer]
     seen = []

@@ -119,3 +119,27 @@ def test_unreadable_verdicts_are_counted_not_scored(tmp_path, offline_env, gold)
         assert metrics[task]["judge_errors"] == n and errors[task] == n
         assert metrics[task].get("acc", metrics[task].get("desc_score")) == 0.0
         assert metrics[task]["unparsed_rate"] == 0.0  # the model's answers were fine; the judge failed
+
+
+def test_judge_url_credentials_reach_no_file(tmp_path, offline_env, gold):
+    """A judge URL with user, password and a query token: the run works, and no file it wrote holds them."""
+    secret = "PLANTED-url-secret-51d2"
+    env = {
+        **offline_env,
+        "AMBI_JUDGE_BACKEND": "openai",
+        "AMBI_JUDGE_MODEL": "loopback-judge",
+        "AMBI_JUDGE_CACHE_PATH": str(tmp_path / "judge.sqlite"),
+    }
+    with LoopbackChatServer(oracle_responder) as srv:
+        host = srv.url.split("://", 1)[1]
+        env["AMBI_JUDGE_BASE_URL"] = srv.url.replace(host, f"user:{secret}@{host}") + f"?api_key={secret}"
+        run = run_lmms_eval(replay_args(gold, "ambi_synth_hybrid_open"), output=tmp_path / "out", env=env, timeout=900)
+        assert run.results is not None, run.tail()
+        assert srv.requests > 0
+    judge = run.results["ambi_plugin"]["judge"]
+    shown = srv.url.replace(host, f"***@{host}") + "?api_key=***"
+    assert judge["base_url"] == shown and judge["settings"]["base_url"] == shown
+    written = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert any(p.name.endswith("_results.json") for p in written)
+    for path in written:
+        assert secret not in path.read_text(errors="replace"), path

@@ -124,3 +124,59 @@ def test_keys_depend_on_every_part(round_index):
         (*base[:4], round_index + 1),
     ]
     assert all(cache_key(*v) != key for v in variants) and cache_key(*base) == key
+
+
+GARBAGE = b"not a database\n" + bytes(range(256)) * 40
+
+
+def _moved_aside(path):
+    return sorted(path.parent.glob(path.name + ".corrupt-*"))
+
+
+def test_a_corrupt_cache_file_is_named_moved_aside_and_the_run_goes_on(serve, tmp_path, offline_env):
+    srv = serve(lambda prompt, n, payload: "True")
+    path = tmp_path / "judge.sqlite"
+    path.write_bytes(GARBAGE)
+    run = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN, srv.url, str(path), "5"],
+        env=offline_env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0 and "done" in run.stdout, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    aside = _moved_aside(path)
+    assert len(aside) == 1 and aside[0].read_bytes() == GARBAGE  # kept as it was
+    line = next(x for x in run.stderr.splitlines() if "judge cache" in x)
+    assert str(path) in line and str(aside[0]) in line and "new, empty cache" in line
+    assert srv.requests == 5 and len(JudgeCache(path)) == 5  # the new cache holds the run's replies
+
+
+def test_a_cache_torn_on_disk_is_moved_aside_when_first_read(tmp_path, capsys):
+    path = tmp_path / "judge.sqlite"
+    cache = JudgeCache(path)
+    for i in range(2000):
+        key = cache_key("openai", "m", {}, f"p{i}", 0)
+        cache.put(key, backend="openai", model="m", template="t", round_index=0, reply="r" * 200, ok=True)
+    cache._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    cache.close()
+    with path.open("r+b") as f:  # pages overwritten in the middle: the header still reads as SQLite
+        f.seek(4096 * 3)
+        f.write(b"\x00\x13" * 20000)
+    again = JudgeCache(path)
+    assert again.get(cache_key("openai", "m", {}, "p1", 0)) is None  # a miss (asked again), not an exception
+    again.put("k", backend="openai", model="m", template="t", round_index=0, reply="new", ok=True)
+    assert again.get("k").reply == "new" and len(_moved_aside(path)) == 1
+    assert "is not a readable SQLite database" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("action", ["clear", "show"])
+def test_judge_cache_command_always_works_on_a_corrupt_file(tmp_path, offline_env, action):
+    path = tmp_path / "judge.sqlite"
+    path.write_bytes(GARBAGE)
+    run = subprocess.run(
+        [sys.executable, "-m", "ambi_plugin.cli", "judge-cache", action, "--path", str(path)],
+        env=offline_env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr and str(path) in run.stderr
+    assert len(_moved_aside(path)) == 1 and _moved_aside(path)[0].read_bytes() == GARBAGE
+    assert len(JudgeCache(path)) == 0

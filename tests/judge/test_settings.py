@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from ambi_plugin.judge import JudgeConfigError, get_judge, reset_judge, resolve_settings
+from ambi_plugin.judge import JudgeConfigError, JudgeSettings, get_judge, reset_judge, resolve_settings
 
 
 def _config(tmp_path, monkeypatch, text: str):
@@ -74,3 +76,37 @@ def test_unknown_config_key_names_file_and_suggests(monkeypatch, tmp_path):
     with pytest.raises(JudgeConfigError, match=r"did you mean 'rounds'") as err:
         resolve_settings()
     assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://user:s3cret@judge.local:8000/v1", "http://***@judge.local:8000/v1"),
+        ("https://tok3n@judge.local/v1", "https://***@judge.local/v1"),
+        (
+            "https://h/v1?api-version=2024-02-01&api_key=s3cret&access_token=s3cret",
+            "https://h/v1?api-version=2024-02-01&api_key=***&access_token=***",
+        ),
+        ("http://h/v1?sig=s3cret#s3cret", "http://h/v1?sig=***#***"),
+        ("http://localhost:8000/v1", "http://localhost:8000/v1"),
+        (None, None),
+    ],
+)
+def test_recorded_settings_strip_url_credentials(url, shown):
+    from ambi_plugin.judge.settings import redact_url
+
+    assert redact_url(url) == shown
+    if url:
+        public = JudgeSettings(backend="openai", model="m", base_url=url, api_key="s3cret").public()
+        assert public["base_url"] == shown and "s3cret" not in json.dumps(public)
+
+
+def test_a_judge_with_url_credentials_records_none_of_them(serve):
+    from ambi_plugin.judge import make_judge
+
+    srv = serve(lambda prompt, n, payload: "True")
+    host = srv.url.split("://", 1)[1]
+    judge = make_judge(JudgeSettings(backend="openai", model="m", base_url=f"http://me:s3cret@{host}?token=s3cret"))
+    assert judge.set_match(["a cat"], ["a cat"]) is not None  # the request still reaches the server
+    info = json.dumps(judge.info())
+    assert "s3cret" not in info and f"http://***@{host}?token=***" in info

@@ -124,3 +124,25 @@ def test_our_shipped_yamls_use_only_keys_lmms_eval_accepts():
     from ambi_plugin.taskindex import check_keys
 
     assert check_keys() == []
+
+
+@pytest.mark.parametrize("kind", ["relative ../", "absolute"])
+def test_dataset_name_that_is_a_path_writes_only_into_the_cache(tmp_path, monkeypatch, kind):
+    """``dataset_name: ../x`` or ``/abs/dir/x`` in a user's YAML: the records are read where it says, but the
+    harness copy and its lock are named from a hash in the cache, never written beside the user's records."""
+    data, outside = tmp_path / "data", tmp_path / "outside"
+    data.mkdir()
+    outside.mkdir()
+    Image.new("RGB", (32, 32), "white").save(data / "ok.png")  # images are relative to the source folder
+    write(outside, "recs", [{**BASE, "id": "r0"}])
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("AMBI_DATA_DIR", str(data))
+    monkeypatch.setenv("AMBI_CACHE", str(cache))
+    name = "../outside/recs" if kind.startswith("relative") else str(outside / "recs")
+    before = sorted(p.name for p in outside.iterdir())
+    out = resolve_jsonl("ambi://local", name)
+    assert out.parent == cache / "harness" and out.is_file()
+    assert json.loads(out.read_text().splitlines()[0])["id"] == "r0"
+    assert sorted(p.name for p in outside.iterdir()) == before  # nothing written beside the records
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "data", "outside"]
+    assert all(p.parent == cache / "harness" for p in cache.rglob("*") if p.is_file())

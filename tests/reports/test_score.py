@@ -246,3 +246,25 @@ def test_a_task_is_read_from_its_own_yaml_as_from_the_index():
         task_info("ambi_synth_geometric_mx")
     with pytest.raises(ScoreError, match="not a group"):
         score_answers("ambi_synth_all", Path(__file__))
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "json list"])
+def test_duplicate_answer_ids_keep_the_first_answer_and_warn(tmp_path, capsys, layout):
+    from ambi_plugin.replayfile import write_reference_predictions
+
+    task = "ambi_synth_geometric_yn"
+    gold, wrong = tmp_path / "gold.jsonl", tmp_path / "wrong.jsonl"
+    write_reference_predictions(gold, tasks=task, mode="gold")
+    write_reference_predictions(wrong, tasks=task, mode="wrong")
+    rows = _rows(gold) + _rows(wrong)[:3] * 2  # 3 ids answered again, twice each, wrongly: a later row never wins
+    path = tmp_path / ("answers.jsonl" if layout == "jsonl" else "answers.json")
+    if layout == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:  # the authors' layout: a JSON list with answer columns
+        path.write_text(json.dumps([{"id": r["id"], "model_answer": r["response"]} for r in rows]))
+    assert main(["score", "--task", task, "--answers", str(path)]) == 0
+    captured = capsys.readouterr()
+    expected = f"warning: {path}: 6 duplicate answer(s) ignored, 3 record id(s) given more than once"
+    assert expected in captured.out and f"ambi score: {expected}" in captured.err
+    values = next(iter(score_answers(task, path, progress=False).values.values()))
+    assert values["acc"] == 1.0

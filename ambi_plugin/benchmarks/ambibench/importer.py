@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks.ambibench import BENCHMARK, TASKS_BY_DATA, draw_region
+from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
 from ambi_plugin.paths import replace_dir_atomically
 
@@ -302,7 +303,7 @@ def iter_rows(release: Path, annotations: Path | None = None) -> Iterator[tuple[
     if not files:
         raise FileNotFoundError(f"{release}: no *.jsonl annotation files (expected {release}/annotations/*.jsonl)")
     for path in files:
-        with path.open(encoding="utf-8") as fh:
+        with named_input(path, "annotation file"), path.open(encoding="utf-8") as fh:
             for lineno, raw in enumerate(fh, start=1):
                 if raw.strip():
                     try:
@@ -424,7 +425,8 @@ def label_from_prompt(prompt: str) -> str:
 
 def visual_anagram_rows(labels: Path) -> list[dict]:
     """Release-style rows for the visual-anagrams rotation illusions (their ``labels.json``)."""
-    items = json.loads(Path(labels).read_text(encoding="utf-8"))
+    with named_input(labels, "labels file"):
+        items = json.loads(Path(labels).read_text(encoding="utf-8"))
     rows = []
     for i, item in enumerate(items):
         up, rot = label_from_prompt(item["view1_prompt"]), label_from_prompt(item["view2_prompt"])

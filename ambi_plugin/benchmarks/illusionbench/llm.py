@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import metric_names, score_item
 
@@ -189,7 +190,7 @@ def load_overrides(path: str | Path) -> dict[tuple[str, str], dict]:
     if not path.is_file():
         raise FileNotFoundError(f"overrides file {str(path)!r} does not exist")
     out: dict[tuple[str, str], dict] = {}
-    with path.open(encoding="utf-8") as fh:
+    with named_input(path, "overrides file"), path.open(encoding="utf-8") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if not raw.strip():
                 continue

@@ -37,10 +37,17 @@ def write_rcid_copy(
         root = build_synthetic(out, seed=seed, n=n)
     else:
         from ambi_plugin.benchmarks.hub import load_hub_dataset
-        from ambi_plugin.paths import replace_dir_atomically
+        from ambi_plugin.paths import looks_like_path, replace_dir_atomically
 
         from .hub import convert
 
+        if looks_like_path(hub):
+            folder = Path(hub).expanduser()
+            if not folder.exists():  # a path, not a Hub id: never asked of the Hub
+                raise FileNotFoundError(
+                    f"--hub {hub}: no such folder; pass a folder laid out like the Hub release of RCID or its Hub "
+                    "id (mao1207/RCID)"
+                )
         local = Path(hub).expanduser()
         if local.exists():
             folder = str(local.resolve())

@@ -30,9 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-MAX_CHARS = 100_000
+from ambi_plugin.core.thinking import drop_think_blocks
 
-_THINK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+MAX_CHARS = 100_000  # a longer reply is read from its last 100,000 characters
+WINDOW = 256  # characters of a line read after a marker, beyond twice the longest option text
+_CUT = "\uffff"  # ends a line cut at the window
+
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _MARKER = (
     r"(?i:final\s+answer|correct\s+(?:answer|option|choice)|answer|(?:option|choice)(?=\s*[:：]))"
@@ -66,7 +69,7 @@ def _text(response: Any) -> str:
     if isinstance(response, bytes):
         response = response.decode("utf-8", errors="replace")
     text = str(response)[-MAX_CHARS:]
-    return _EMPHASIS.sub("", _THINK.sub(" ", text)).strip()
+    return _EMPHASIS.sub("", drop_think_blocks(text)).strip()
 
 
 def _norm(text: str) -> str:
@@ -106,12 +109,23 @@ def _label_ok(letter: str, tail: str, options: Sequence[str]) -> bool:
     return 0 <= idx < len(options) and _option_text(tail, [options[idx]]) == 0
 
 
-def _after_marker(text: str, pos: int, n: int, options: Sequence[str]) -> Match | None:
-    line = text[pos:].split("\n", 1)[0]
+def _line_from(text: str, pos: int, window: int) -> str:
+    """The rest of the line from ``pos``, at most ``window`` characters: the work per marker is bounded, so a
+    reply of many markers on one long line is read in linear time. A cut line ends in a character that is
+    neither punctuation nor space (what followed is unknown: no option text is read as complete there)."""
+    end = text.find("\n", pos, pos + window)
+    if end >= 0:
+        return text[pos:end]
+    line = text[pos : pos + window]
+    return line + _CUT if pos + window < len(text) and text[pos + window] != "\n" else line
+
+
+def _after_marker(text: str, pos: int, n: int, options: Sequence[str], window: int) -> Match | None:
+    line = _line_from(text, pos, window)
     label = _LABEL_RE.match(text, pos)
     if label is not None:
         letter = label.group(1) or label.group(2)
-        if _label_ok(letter, text[label.end() :].split("\n", 1)[0], options):
+        if _label_ok(letter, _line_from(text, label.end(), window), options):
             return _result(letter, n, "marker")
     idx = _option_text(line, options)
     return None if idx is None else Match(idx, chr(ord("A") + idx), "option_text")
@@ -123,11 +137,12 @@ def match_label(response: Any, options: int | Sequence[str]) -> Match:
     try:
         texts = [] if isinstance(options, int) else [str(o) for o in options]
         n = options if isinstance(options, int) else len(texts)
+        window = WINDOW + 2 * max((len(t) for t in texts), default=0)
         text = _text(response)
         if not text:
             return Match(None, None, "empty")
         for marker in reversed(list(_MARKER_RE.finditer(text))):
-            got = _after_marker(text, marker.end(), n, texts)
+            got = _after_marker(text, marker.end(), n, texts, window)
             if got is not None:
                 return got
         bare = _BARE.match(text)

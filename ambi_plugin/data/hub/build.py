@@ -231,9 +231,14 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
 
     from ambi_plugin.benchmarks.release import REPORT_FILE
     from ambi_plugin.data.hub.card import render_card
-    from ambi_plugin.paths import replace_dir_atomically
+    from ambi_plugin.paths import looks_like_path, replace_dir_atomically
 
     entry = get(benchmark)
+    if source is not None and looks_like_path(source) and not Path(source).expanduser().exists():
+        raise FileNotFoundError(
+            f"--source {source}: no such file or folder (a release as published is a local folder or zip; a Hub "
+            "dataset is named OWNER/NAME)"
+        )
     root = Path(entry.read_source(source))
     files = sorted(root.glob("*.jsonl"))
     if not files:

@@ -76,15 +76,24 @@ def push(folder: str | Path, repo: str, *, private: bool = False, token: str | N
         raise PushError("no Hugging Face token: set HF_TOKEN or run `hf auth login`, then push again")
     api = HfApi(token=token)
     log.info("ambi push: %d file(s) from %s to dataset repo %s (private=%s)", len(files), folder, repo, private)
-    api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
-    info = api.upload_folder(
-        folder_path=str(folder),
-        repo_id=repo,
-        repo_type="dataset",
-        allow_patterns=list(UPLOAD_PATTERNS),
-        delete_patterns=["data/**/*.parquet"],  # shards of an earlier push that this build no longer has
-        commit_message=f"ambi push: {', '.join(sorted({f.split('/')[0] for f in files}))}",
-    )
+    try:
+        api.create_repo(repo_id=repo, repo_type="dataset", private=private, exist_ok=True)
+        info = api.upload_folder(
+            folder_path=str(folder),
+            repo_id=repo,
+            repo_type="dataset",
+            allow_patterns=list(UPLOAD_PATTERNS),
+            delete_patterns=["data/**/*.parquet"],  # shards of an earlier push that this build no longer has
+            commit_message=f"ambi push: {', '.join(sorted({f.split('/')[0] for f in files}))}",
+        )
+    except Exception as exc:  # noqa: BLE001 - the Hub client's errors (HTTP, connection, offline) in one line
+        from huggingface_hub import constants
+
+        reason = " ".join(str(exc).split())[:300].replace(token, "***")
+        raise PushError(
+            f"cannot push {folder} to the dataset repo {repo} at {constants.ENDPOINT} ({type(exc).__name__}: "
+            f"{reason}); check the network, HF_ENDPOINT and HF_HUB_OFFLINE, then push again"
+        ) from None
     url = str(info.commit_url)
     log.info("ambi push: uploaded to %s", url)
     return url

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from ...core.schema import validate_record
-from ...paths import cache_dir
+from ...paths import cache_dir, remove_stale_tmp
 from .ambiguous import generate_hybrid, generate_multiview, generate_navon
 from .color import CONTRAST_TASKS, STRIPE_TASKS, generate_contrast, generate_stripe
 from .common import GREEN_RGB, GREEN_WIDTH, SYNTH_VERSION, BuildContext
@@ -159,6 +159,7 @@ def build_suite(out_dir: str | Path, *, seed: int = 0, n: int = DEFAULT_N, progr
     _check_args(seed, n)
     out_dir = Path(out_dir).expanduser().resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_tmp(out_dir)  # of builds killed before their cleanup (their pid is gone)
     tmp = out_dir.with_name(f".{out_dir.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     tmp.mkdir()
     bar = _progress_bar(n * len(FAMILIES), progress)

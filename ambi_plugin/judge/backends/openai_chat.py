@@ -14,7 +14,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-from ambi_plugin.judge.settings import JudgeSettings
+from ambi_plugin.judge.settings import JudgeSettings, redact_url
 from ambi_plugin.judge.transport import Counters, FatalJudgeError, RetryableError, with_retries
 
 
@@ -24,8 +24,8 @@ class OpenAIChatBackend:
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
         self.model = str(settings.model)
-        self.base_url = str(settings.base_url).rstrip("/")
-        parts = urlsplit(self.base_url)
+        self.base_url = redact_url(str(settings.base_url).rstrip("/"))  # what messages and results show
+        parts = urlsplit(str(settings.base_url).rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise FatalJudgeError(
                 f"judge base_url must be an http(s) URL like http://localhost:8000/v1, got {self.base_url!r}"
