@@ -238,7 +238,6 @@ def prepare(argv: Sequence[str], prog: str = "ambi vlmeval") -> list[str]:
     register()
     if any(a in ("-h", "--help") for a in argv):
         return argv
-    check_data_names(argv)
     key, settings = choose_prompt_model(argv)
     pm.set_default(key, settings)
     if key:
@@ -289,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         argv = prepare(list(sys.argv[1:] if argv is None else argv))
+        if not any(a in ("-h", "--help") for a in argv):
+            check_data_names(argv)  # ours only: plain run.py (the hook) keeps VLMEvalKit's own handling
     except (VLMEvalKitMissing, LauncherError, pm.PromptModelError) as exc:
         print(f"ambi vlmeval: error: {exc}", file=sys.stderr)
         return 2
