@@ -135,3 +135,11 @@ def test_new_category_has_an_example_record_for_every_task_type():
 
     for task_type in TASK_TYPES:  # color_naming had none: `ambi new-category --task-type color_naming` crashed
         assert validate_record(example_record("b", "c", task_type, []))["task_type"] == task_type
+
+
+def test_vlmeval_refuses_a_data_name_nobody_knows(tmp_path):
+    # VLMEvalKit's run.py would log it as invalid, skip it and exit 0 having evaluated nothing
+    proc = _ambi("vlmeval", "--data", "ambi_synth_geometrc_yn", "--model", "x", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--data 'ambi_synth_geometrc_yn' is neither" in proc.stderr and "ambi_synth_geometric_yn" in proc.stderr
+    assert not (tmp_path / "outputs").exists()
