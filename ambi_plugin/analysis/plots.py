@@ -40,6 +40,11 @@ def save_heatmap(
     ax.set_ylabel("layer")
     ax.set_title(title or "switching score s = 1 - cos(pre, post)")
     fig.colorbar(im, ax=ax, label="s")
+    return _save(plt, fig, path)
+
+
+def _save(plt, fig, path: str | Path) -> Path:
+    """Lay out, write (folders made) and close a figure."""
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,9 +105,4 @@ def save_patching_plot(data: dict, path: str | Path, *, title: str = "") -> Path
     ax.set_ylabel("share of the switch restored")
     ax.set_title(title or "activation patching")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
