@@ -158,6 +158,8 @@ def _parse(record: dict, response: Any):
         }
     elif fmt == "letter_set":
         kw = {"n_options": len(record["options"]), "none_index": record.get("none_index")}
+    elif fmt in ("yes_no", "true_false"):
+        kw = {"question": record.get("question")}  # a reply that restates the question is read against it
     return parse_answer(response, fmt, **kw)
 
 
