@@ -117,11 +117,15 @@ _MARKER = re.compile(
       | ['"]?\banswer\b['"]?\s*\|
       | <answer>
       | \\boxed\s*\{
-      | 答案\s*(?::|是|为)?
+      | 答案\s*(?::|是|为)? | 选项
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
-_BOOL_MARKER = re.compile(r"\b(?:true\s*(?:or|/)\s*false|yes\s*(?:or|/)\s*no)\s*[:?]", re.IGNORECASE)
+_BOOL_MARKER = re.compile(
+    r"\b(?:true\s*(?:or|/)\s*false|yes\s*(?:or|/)\s*no)\s*[:?]"
+    r"|\b(?:so|thus|therefore|hence|overall|in\s+conclusion)\s*[:,]?\s*(?=(?:yes|no|true|false)\b)",
+    re.IGNORECASE,
+)
 
 
 def _segments(s: str, *, extra: re.Pattern[str] | None = None) -> list[str]:
@@ -553,9 +557,16 @@ def _split_items(s: str, sep: str) -> list[str]:
     return [item for item in (_clean_item(x) for x in raw) if item]
 
 
+_LEAD_IN = re.compile(
+    r"^(?:(?:the|this)\s+(?:image|picture|figure|photo)\s+(?:shows|contains|depicts)|i\s+(?:can\s+)?see)\s*:\s*",
+    re.IGNORECASE,
+)
+
+
 def _answer_span(s: str) -> str:
+    """The text after the last answer marker (else the reply), without a lead-in ("The image shows:")."""
     segs = [seg.strip() for seg in _segments(s)]
-    return next((seg for seg in segs if seg), s)
+    return _LEAD_IN.sub("", next((seg for seg in segs if seg), s))
 
 
 @_total
@@ -590,12 +601,16 @@ def parse_layers(text: Any) -> Parsed:
     return Parsed(layers, True) if any(layers) else _fail("no_items")
 
 
-_OBJECT = re.compile(r"\bobject(?:\s*name)?\s*[:=]\s*([^\n]*)", re.IGNORECASE)
+_OBJECT = re.compile(r"\bobject(?:\s*name)?['\"]?\s*[:=]\s*([^\n]*)", re.IGNORECASE)
+_QUOTED = re.compile(r"^\s*(['\"])([^'\"\n]+)\1")
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\s\(")
 # an object named inside a sentence: "... is a leopard", "I can see an owl blending into the bark"
 _IN_SENTENCE = re.compile(
     r"(?:\b(?:is|are|be|was|'s|looks?\s+like|resembles?|see|spot|notice|find|identify|shows?|depicts?|"
     r"contains?|reveals?|there\s+is|there's)|\b(?:hidden|camouflaged|concealed))\s+"
-    r"(?:an?|the|some|two|three|several)\s+([a-z][a-z\- ]{0,60})",
+    r"(?:an?|the|some|two|three|several)\s+([a-z][a-z\- ]{0,60})"
+    # a sentence opening with the object: "A crab is hiding in the rocks."
+    r"|(?:^|[.!?]\s+)an?\s+([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2}?)\s+(?:is|are|can\s+be|sits|rests|lies|hides)\b",
     re.IGNORECASE,
 )
 _PHRASE_STOP = frozenset(
@@ -615,7 +630,7 @@ def _noun_phrase(words: str) -> str:
     participle (after the first word)."""
     out: list[str] = []
     for k, w in enumerate(words.split()[:4]):
-        if w.lower() in _PHRASE_STOP or (k > 0 and w.lower().endswith("ing")):
+        if w.lower() in _PHRASE_STOP or (k > 0 and w.lower().endswith(("ing", "ed"))):
             break
         out.append(w)
     return " ".join(out)
@@ -623,7 +638,7 @@ def _noun_phrase(words: str) -> str:
 
 def _object_in_sentence(span: str) -> str | None:
     """The last object a sentence names ("The hidden animal is a leopard."), generic words ("image") skipped."""
-    found = [_noun_phrase(m.group(1)) for m in _IN_SENTENCE.finditer(span)]
+    found = [_noun_phrase(m.group(1) or m.group(2)) for m in _IN_SENTENCE.finditer(span)]
     found = [f for f in found if f and f.split()[-1].lower() not in _GENERIC]
     return _clean_item(found[-1]).lower() if found and _clean_item(found[-1]) else None
 
@@ -638,7 +653,10 @@ def parse_object(text: Any) -> Parsed:
         return _fail("empty")
     hits = list(_OBJECT.finditer(s))
     if hits:
-        value = _ARTICLE.sub("", _clean_item(hits[-1].group(1))).lower()
+        raw = hits[-1].group(1)
+        quoted = _QUOTED.match(raw)
+        raw = quoted.group(2) if quoted else raw[: m.start()] if (m := _SENTENCE_END.search(raw)) else raw
+        value = _ARTICLE.sub("", _clean_item(raw)).lower()
         return Parsed(value, True) if value else _fail("refusal")
     span = _answer_span(s)
     first = next((ln for ln in span.splitlines() if ln.strip()), "")
@@ -666,11 +684,15 @@ def parse_free(text: Any) -> Parsed:
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 _BOX4 = re.compile(rf"[(\[]\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*[)\]]")
 _POINTS = re.compile(rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)\s*,?\s*(?:to\s+)?\(\s*({_NUM})\s*,\s*({_NUM})\s*\)")
+_NAMED4 = re.compile(
+    rf"\bx_?1\s*[:=]\s*({_NUM})\W+y_?1\s*[:=]\s*({_NUM})\W+x_?2\s*[:=]\s*({_NUM})\W+y_?2\s*[:=]\s*({_NUM})",
+    re.IGNORECASE,
+)
 _BARE4 = re.compile(rf"^\s*({_NUM})\s*[, ]\s*({_NUM})\s*[, ]\s*({_NUM})\s*[, ]\s*({_NUM})\s*$")
 _NONE_BOX = re.compile(r"\bnone\b|^\W*\[\s*\]\W*$", re.IGNORECASE)
 # a refusal that says the object is absent: "There is no giraffe visible here.", "I can't find any giraffe"
 _ABSENT = re.compile(
-    r"\bthere\s+(?:is|are|'s)\s+no\b|\bthere\s+(?:is|are)\s*(?:not|n't)\s+(?:an?|any)\b"
+    r"\bthere(?:\s+is|\s+are|'s)\s+no\b|\bthere\s+(?:is|are)\s*(?:not|n't)\s+(?:an?|any)\b"
     r"|\bno\s+(?:[\w\-]+\s+){0,3}(?:is|are|was|were|can\s+be)\s+(?:visible|present|found|seen|detected|shown)\b"
     r"|\b(?:not|n't)\s+(?:present|visible|found|detected|shown|depicted)\b"
     r"|\b(?:does|do)\s*(?:not|n't)\s+(?:contain|include|show|have|appear)\b"
@@ -695,6 +717,8 @@ def parse_boxes(text: Any) -> Parsed:
     boxes = [_box(m.groups()) for m in _BOX4.finditer(s)]
     if not boxes:
         boxes = [_box(m.groups()) for m in _POINTS.finditer(s)]
+    if not boxes:
+        boxes = [_box(m.groups()) for m in _NAMED4.finditer(s)]
     if not boxes and (m := _BARE4.match(s)):
         boxes = [_box(m.groups())]
     if boxes:

@@ -11,7 +11,8 @@ Used by :func:`ambi_plugin.core.parsing.parse_bool` when a reply holds no verdic
   True: the reply's sentences are compared with the question's content words (a small table maps synonyms,
   "equal" ~ "same", and antonyms, "different" = not "same"); a sentence that covers at least half of them
   (and at least one) is a restatement, and its verdict is whether its negations and antonyms cancel out.
-  The last such sentence wins (a chain of thought ends with its conclusion). No sentence covers the
+  Sentences are cut into clauses at "but", "however", "although"; the last clause that restates the
+  question wins (a chain of thought ends with its conclusion). No sentence covers the
   question: no verdict (unparseable), never a guess.
 
 Both are linear in the reply (precompiled patterns, token sets), so parsing stays fast.
@@ -19,6 +20,7 @@ Both are linear in the reply (precompiled patterns, token sets), so parsing stay
 
 from __future__ import annotations
 
+import functools
 import re
 
 # ----------------------------------------------------------------------------- hedges
@@ -77,7 +79,10 @@ def hedge_verdict(span: str) -> bool | None:
 # ----------------------------------------------------------------------------- restatements
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
-_SENTENCE = re.compile(r"[^.!?;\n]+")
+# clauses: sentences, and the parts of a sentence around "but", "however", "although" (the last one concludes)
+_CLAUSE_SPLIT = re.compile(r"[.!?;\n]+|,?\s*\b(?:but|however|although|though|yet|whereas|while)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+_CHOICE_WORDS = re.compile(r"\b(?:yes\s*(?:or|/)\s*no|true\s*(?:or|/)\s*false)\b", re.IGNORECASE)
 _NEGATORS = frozenset(
     {"not", "no", "never", "neither", "nor", "none", "nothing", "nowhere", "without", "cannot", "nobody"}
 )
@@ -88,7 +93,8 @@ _STOP = frozenset(
     what which who whom whose how why where when both two each either any some all also just only very really
     quite rather more most image picture photo photograph shown shows show depicted depict depicts visible
     appear appears appeared seem seems seemed look looks looked actually indeed clearly obviously question
-    statement answer based provided given yes no true false correct incorrect""".split()
+    statement answer based provided given yes no true false correct incorrect think believe respond response reply
+    word words explanation explanations concise short sentence one""".split()
 )
 # word -> (concept, flipped): "different" is "same" flipped; "equal" is "same"
 _CONCEPTS: dict[str, tuple[str, bool]] = {}
@@ -105,6 +111,7 @@ _TABLE = (
     ("present", "present exist exists existing contain contains containing", "absent missing"),
     ("real", "real genuine possible", "impossible fake"),
 )  # fmt: skip
+_COMPARATIVES = frozenset({"longer", "larger", "taller", "brighter"})  # "the same" denies each of them
 for _concept, _syn, _ant in _TABLE:
     for _w in _syn.split():
         _CONCEPTS[_w] = (_concept, False)
@@ -135,15 +142,32 @@ def _read(text: str) -> tuple[dict[str, bool], int]:
     return concepts, negations
 
 
+@functools.lru_cache(maxsize=4096)
+def _question_concepts(question: str) -> tuple[dict[str, bool], int]:
+    """The question's content words and negations (cached: many replies share one question)."""
+    return _read(_question_text(question))
+
+
+def _question_text(question: str) -> str:
+    """The question itself: its sentences ending in "?" when it has any (a prompt's "Respond ONLY with Yes or
+    No." dropped), without "yes or no" / "true or false"."""
+    asked = _QUESTION.findall(question)
+    return _CHOICE_WORDS.sub(" ", " ".join(asked) if asked else question)
+
+
 def restated_verdict(span: str, question: str) -> bool | None:
     """True when the reply restates ``question`` as it is, False when it restates its negation; None when no
-    sentence of the reply covers at least half of the question's content words."""
-    q_concepts, q_neg = _read(question)
+    clause of the reply covers at least half of the question's content words. The last clause that does
+    decides; "the same" in the reply denies a comparative ("larger") of the question."""
+    q_concepts, q_neg = _question_concepts(question)
     if not q_concepts:
         return None
     verdict = None
-    for sentence in _SENTENCE.findall(span):
-        a_concepts, a_neg = _read(sentence)
+    for clause in _CLAUSE_SPLIT.split(span):
+        a_concepts, a_neg = _read(clause)
+        if a_concepts.get("same") is False:
+            for c in _COMPARATIVES & q_concepts.keys():
+                a_concepts.setdefault(c, not q_concepts[c])
         shared = [c for c in q_concepts if c in a_concepts]
         if not shared or 2 * len(shared) < len(q_concepts):
             continue
