@@ -8,7 +8,8 @@ method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to 
       "judge": {"backend", "model", "rounds", "rounds_used", "templates", "settings", "stats",
                 "errors": {"<task>": <judge_errors of that task>, ...}, "errors_total": n},
       "synth": {"seed": 0, "n": 8},         # only when a task read ``ambi://synth``
-      "viabench_debias": {"permute_seed": 3, "flip_seed": null}   # only when a VIA-Bench task ran with a seed set
+      "viabench_debias": {"permute_seed": 3, "flip_seed": null},  # only when a VIA-Bench task ran with a seed set
+      "unparsed": {"<task>": {"count": 2, "examples": [{"id", "response", "reason"}, ...]}}  # up to 20 per task
     }
 
 ``judge.errors`` repeats each task's ``judge_errors`` metric (lmms-eval already aggregates it over
@@ -87,6 +88,12 @@ def ambi_section(results: dict) -> dict[str, Any]:
             section["viabench_debias"] = debias
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["viabench_debias"] = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        from ambi_plugin.lmms.unparsed import examples
+
+        section["unparsed"] = examples()  # answers no parser read, per task (lmms/unparsed.py)
+    except Exception as exc:  # noqa: BLE001 - the results must still be written
+        section["unparsed"] = {"error": f"{type(exc).__name__}: {exc}"}
     if _uses_synth(results):
         from ambi_plugin.config import data_dir
         from ambi_plugin.data.synth import DEFAULT_N

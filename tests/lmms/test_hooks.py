@@ -167,7 +167,7 @@ def test_reference_responses_score_as_intended(rec, mode):
 def test_process_results_keys_match_metric_names():
     rec = RECORDS[6]
     out = hooks.process_results(_doc(rec), ["circle, box"])
-    assert sorted(out) == ["acc", "acc_far", "acc_near", "judge_errors", "unparsed_rate"]
+    assert sorted(out) == ["acc", "acc_far", "acc_near", "judge_errors", "unparsed", "unparsed_rate"]
     item = out["acc"]
     assert item["views"] == {"near": True, "far": True}
     half = hooks.process_results(_doc(rec), ["circle, xylophone"])["acc"]
