@@ -6,6 +6,9 @@ Each test holds a rule that a mutation of the parser would break: the reply is b
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ambi_plugin.core.parsing import (
     MAX_CHARS,
     Parsed,
@@ -204,3 +207,18 @@ def test_object_short_first_line_and_sentence():
     assert parse_object("The hidden animal is a leopard.") == Parsed("leopard", True, "from_sentence")
     assert parse_object("I can see an owl blending into the bark").value == "owl"
     assert parse_object("Object: 'none'").reason == "refusal"
+
+
+# ----------------------------------------------------------------------------- the question-aware reading is total
+
+_WORDS = ["not", "no", "yes", "the", "bars", "same", "equal", "different", "length", "static", "moving", "Of course",
+          "Hardly", "but", ".", ",", "?", "是", "不是", "n't", "It is", "larger", "left", "right", "\n"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=14), st.lists(st.sampled_from(_WORDS), max_size=10), st.text())
+def test_bool_with_any_question_never_errors(reply, question, noise):
+    for text in (" ".join(reply), " ".join(reply) + noise):
+        got = parse_bool(text, kind="yes_no", question=" ".join(question) or noise)
+        assert not got.reason.startswith("parser_error"), got
+        assert got.value in (True, False) if got.ok else got.value is None
