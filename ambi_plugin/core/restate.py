@@ -12,8 +12,9 @@ Used by :func:`ambi_plugin.core.parsing.parse_bool` when a reply holds no verdic
   "equal" ~ "same", and antonyms, "different" = not "same"); a sentence that covers at least half of them
   (and at least one) is a restatement, and its verdict is whether its negations and antonyms cancel out.
   Sentences are cut into clauses at "but", "however", "although"; the last clause that restates the
-  question wins (a chain of thought ends with its conclusion). No sentence covers the
-  question: no verdict (unparseable), never a guess.
+  question wins (a chain of thought ends with its conclusion). A question the reply echoes and a clause that
+  doubts ("I can't tell whether ...", "might", "not sure") state nothing. No clause covers the question: no
+  verdict (unparseable), never a guess.
 
 Both are linear in the reply (precompiled patterns, token sets), so parsing stays fast.
 """
@@ -34,7 +35,7 @@ _NEG_HEDGE = re.compile(
       | no\s+way\b | by\s+no\s+means\b | i\s+doubt\s+(?:it|that|so)\b | doubtful\b
       | i\s+(?:don't|do\s+not)\s+(?:think|believe)\s+so\b | i\s+(?:don't|do\s+not)\s+(?:think|believe)\s+(?:it|they|that)\b
       | that(?:'s|\s+is)\s+(?:wrong|not\s+right|not\s+the\s+case)\b | wrong\b | false\b
-      | (?:不是|不对|不正确|错误|错|否|没有|不)
+      | (?:不是|不对|不正确|错误|错|否|没有|不(?!确定|知道|清楚|好说|一定|能确定|太确定))
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -45,7 +46,7 @@ _POS_HEDGE = re.compile(
            that(?:'s|\s+is)\s+(?:right|correct|true|the\s+case)|it\s+(?:certainly|definitely|indeed)\s+(?:is|does)|
            i\s+(?:think|believe|guess|would\s+say)\s+so|very\s+much\s+so|most\s+(?:likely|probably))\b
         (?!\s*,?\s*(?:not|n't)\b)
-      | (?:是的|是|对的|对|正确|有的|有)
+      | (?:是的|是(?!否)|对的|对|正确|有的|有(?!点|些|可能))
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -82,6 +83,12 @@ _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 # clauses: sentences, and the parts of a sentence around "but", "however", "although" (the last one concludes)
 _CLAUSE_SPLIT = re.compile(r"[.!?;\n]+|,?\s*\b(?:but|however|although|though|yet|whereas|while)\b", re.IGNORECASE)
 _QUESTION = re.compile(r"[^.!?\n]*\?")
+# a clause that doubts or asks rather than states: "I can't tell whether the bars are the same length"
+_UNSURE = re.compile(
+    r"\b(?:whether|tell|sure|unsure|unclear|uncertain|determine|determined|know|hard\s+to\s+say|ambiguous|"
+    r"might|may|could|perhaps|possibly|maybe)\b",
+    re.IGNORECASE,
+)
 _CHOICE_WORDS = re.compile(r"\b(?:yes\s*(?:or|/)\s*no|true\s*(?:or|/)\s*false)\b", re.IGNORECASE)
 _NEGATORS = frozenset(
     {"not", "no", "never", "neither", "nor", "none", "nothing", "nowhere", "without", "cannot", "nobody"}
@@ -163,7 +170,9 @@ def restated_verdict(span: str, question: str) -> bool | None:
     if not q_concepts:
         return None
     verdict = None
-    for clause in _CLAUSE_SPLIT.split(span):
+    for clause in _CLAUSE_SPLIT.split(_QUESTION.sub(" ", span)):  # an echoed question states nothing
+        if _UNSURE.search(clause):
+            continue
         a_concepts, a_neg = _read(clause)
         if a_concepts.get("same") is False:
             for c in _COMPARATIVES & q_concepts.keys():
