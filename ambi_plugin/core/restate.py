@@ -59,6 +59,12 @@ _AUX_REPLY = re.compile(
 )
 _HEDGE_END = re.compile(r"\s*(?:$|[.,;:!\n\u2013\u2014-]|\s+(?:the|it|they|that|this|there|i|as|because|since)\b)")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# a chat opener, not an answer: "Sure, here is my analysis", "Certainly! Let me look at the image."
+_OPENER = re.compile(
+    r"[\s,.!:;\u2013\u2014-]*(?:let\s+me|let's|here|i\s*(?:'ll|will|can|'d|would\s+be|am\s+happy|'m\s+happy)|happy\s+to|"
+    r"glad\s+to|i'm\s+glad|to\s+answer|looking\s+at)\b",
+    re.IGNORECASE,
+)
 
 
 def hedge_verdict(span: str) -> bool | None:
@@ -72,7 +78,7 @@ def hedge_verdict(span: str) -> bool | None:
         return m.group("neg") is None
     for pattern, value in ((_NEG_HEDGE, False), (_POS_HEDGE, True)):
         m = pattern.match(s)
-        if m and (_CJK.match(s) or _HEDGE_END.match(s, m.end())):
+        if m and (_CJK.match(s) or _HEDGE_END.match(s, m.end())) and not _OPENER.match(s, m.end()):
             return value
     return None
 

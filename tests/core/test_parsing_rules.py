@@ -222,3 +222,10 @@ def test_bool_with_any_question_never_errors(reply, question, noise):
         got = parse_bool(text, kind="yes_no", question=" ".join(question) or noise)
         assert not got.reason.startswith("parser_error"), got
         assert got.value in (True, False) if got.ok else got.value is None
+
+
+def test_chat_opener_is_not_a_hedge():
+    """ "Sure, here is ..." opens a chat reply; it is not a yes (the rest of the reply decides)."""
+    assert parse_bool("Sure! Let me look. No, it is not.", kind="yes_no").value is False
+    assert parse_bool("Certainly! Let me analyze the image.", kind="yes_no").ok is False
+    assert parse_bool("Certainly.", kind="yes_no").value is True
