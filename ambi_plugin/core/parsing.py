@@ -22,10 +22,16 @@ Decisions the rest of the project relies on:
   list of letters ("A, F") they are kept as indices >= ``n_options`` (reason ``out_of_range``, the item
   scores wrong); inside prose they are ignored (a stray capital is more likely a word than a label).
 * Booleans: the first verdict after the last marker, else a verdict opening the reply ("No, it is
-  not"), else all verdicts in the reply if they agree; "not true" / "not correct" read as False.
+  not"), else a hedge opening it ("Not really", "Of course", 是 / 否), else, given the item's question, a
+  restatement of it or of its negation (``core/restate.py``; "no motion" is then a negation, not a verdict),
+  else all verdicts in the reply if they agree; "not true" / "not correct" read as False.
+* Objects: the last "Object:" marker wins (a quoted value, else up to the sentence's end); else a short first
+  line, unless it is a sentence naming the object ("The hidden animal is a leopard."); else the last object
+  a sentence names ("I can see an owl blending into the bark" -> "owl"). A leading article is dropped.
 * Boxes: ``(x1, y1, x2, y2)`` / ``[x1, y1, x2, y2]`` groups of exactly four numbers, coordinates sorted
-  so that x1 <= x2 and y1 <= y2; when no such group exists, ``(x1, y1), (x2, y2)`` point pairs; "None"
-  or ``[]`` is ``Parsed([], True, "none")``.
+  so that x1 <= x2 and y1 <= y2; when no such group exists, ``(x1, y1), (x2, y2)`` point pairs, then
+  ``x1=.., y1=.., x2=.., y2=..``; "None" or ``[]`` is ``Parsed([], True, "none")``, a sentence saying the
+  object is absent ("There is no giraffe visible here.") ``Parsed([], True, "absent")``.
 * Replies longer than ``MAX_CHARS`` are cut to their last ``MAX_CHARS`` characters (answers sit at the
   end); reasoning models' ``<think>...</think>`` blocks are dropped.
 """
