@@ -163,6 +163,12 @@ def _cmd_results_table(args: argparse.Namespace) -> int:
     if header:
         print(header + "\n")
     print(format_results_table(results))
+    unread = (results.get("ambi_plugin") or {}).get("unparsed")
+    if isinstance(unread, dict) and unread and "error" not in unread:
+        from ambi_plugin.lmms.unparsed import format_examples
+
+        print("\nUnparsed answers (the model's style is not read; full list: the results JSON's ambi_plugin.unparsed):")
+        print(format_examples(unread))
     from ambi_plugin.benchmarks.ambibench.tables import format_tables as ambibench_tables
 
     extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
@@ -195,6 +201,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if not (args.task and args.answers):
         raise ValueError("ambi score needs --task and --answers (or --results PATH)")
     split = lambda text: [c.strip() for c in text.split(",") if c.strip()] if text else None  # noqa: E731
+    if args.explain:
+        from ambi_plugin.scorefile import explain_answer
+
+        print(explain_answer(args.task, args.answers, args.explain, columns=split(args.column), records=args.records,
+                             data_dir=args.data_dir, judge=_judge_from_arg(args.judge)))  # fmt: skip
+        return 0
     report = score_answers(
         args.task,
         args.answers,
@@ -559,6 +571,10 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--allow-missing", action="store_true", help="score a missing answer as empty (wrong)")
     sc.add_argument("--json", default=None, help="also write every metric value to this JSON file")
     sc.add_argument("--results", default=None, help="instead: the paper tables of an lmms-eval results JSON / folder")
+    sc.add_argument(
+        "--explain", default=None, metavar="ID",
+        help="instead: for the record ID, print the raw answer, what each parser stage saw, the reading, gold, score",
+    )  # fmt: skip
     rp = p["report"]
     rp.add_argument("results", nargs="+", help="lmms-eval output folders or results JSON files (one model or run each)")
     rp.add_argument(

@@ -553,3 +553,50 @@ def tables_from_results(results: Mapping[str, Any]) -> str:
     if not parts:
         raise ScoreError("the results JSON holds no IllusionBench or IllusionVQA task of ours")
     return "\n".join(parts).rstrip()
+
+
+def explain_answer(
+    task: str,
+    answers: str | Path,
+    item_id: str,
+    *,
+    columns: Sequence[str] | None = None,
+    records: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    judge=None,
+) -> str:
+    """How one item's answer (each answer set's) was read and scored: ``ambi score --explain ID``."""
+    info, kind, _ = task_spec(task)
+    recs = load_records(info, kind, records=records, data_dir=data_dir)
+    if kind == VIABENCH:
+        from ambi_plugin.benchmarks.viabench.variants import prepare
+
+        recs = [prepare(r) for r in recs]
+    rec = next((r for r in recs if str(r["id"]) == str(item_id)), None)
+    if rec is None:
+        shown = ", ".join(str(r["id"]) for r in recs[:5])
+        raise ScoreError(f"task {task!r} has no record id {item_id!r} (ids look like: {shown} ...)")
+    if Path(answers).is_dir():
+        answers = samples_in_folder(Path(answers), task)
+    rows = read_rows(answers)
+    table = answer_columns(rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers))
+    parts = []
+    for col, got in table.items():
+        if str(item_id) not in got:
+            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id {item_id!r}")
+        response = got[str(item_id)]
+        lines = [f"answers: {col}"]
+        if kind == VIABENCH:
+            from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
+
+            item = via_score_item(rec, response, judge=judge)
+            lines += [f"raw answer: {response!r}", f"Match: {item['match_pred']} ({item['match_reason']})",
+                      f"judge: {item['judge_pred']}", f"gold: {rec.get('answer_index')}",
+                      f"score: Match {'correct' if item['correct_match'] else 'wrong'}, "
+                      f"Judge {'correct' if item['correct_judge'] else 'wrong'}"]  # fmt: skip
+        else:
+            from ambi_plugin.core.explain import explain_item
+
+            lines += explain_item(rec, response, judge=judge)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)

@@ -7,7 +7,9 @@ never raises, and returns a :class:`Parsed`. ``ok=False`` means the reply could 
 Decisions the rest of the project relies on:
 
 * Answer markers ("Answer:", "'Answer':", "**Answer**:", "The answer is", "the correct option is",
-  ...): the LAST marker wins, so a chain of thought ending in "Answer: C" reads as C.
+  ``<answer>``, ``\\boxed{``, a table cell "| Answer | B |", JSON ``"answer": "B"``, "答案：B", ...): the LAST
+  marker wins, so a chain of thought ending in "Answer: C" reads as C. Markdown emphasis, code-fence
+  backticks and closing tags (``</answer>``) are dropped; full-width letters read as letters (NFKC).
 * Choice labels: a letter or numeral the options do not have (``F`` of 4 options) in a strong position
   (alone, after a marker, bracketed, "F.") gives ``Parsed(-1, True, "out_of_range")``: parsed, wrong.
   Two different labels with no marker and no single strong one are ``ambiguous`` (unparseable).
@@ -20,10 +22,16 @@ Decisions the rest of the project relies on:
   list of letters ("A, F") they are kept as indices >= ``n_options`` (reason ``out_of_range``, the item
   scores wrong); inside prose they are ignored (a stray capital is more likely a word than a label).
 * Booleans: the first verdict after the last marker, else a verdict opening the reply ("No, it is
-  not"), else all verdicts in the reply if they agree; "not true" / "not correct" read as False.
+  not"), else a hedge opening it ("Not really", "Of course", 是 / 否), else, given the item's question, a
+  restatement of it or of its negation (``core/restate.py``; "no motion" is then a negation, not a verdict),
+  else all verdicts in the reply if they agree; "not true" / "not correct" read as False.
+* Objects: the last "Object:" marker wins (a quoted value, else up to the sentence's end); else a short first
+  line, unless it is a sentence naming the object ("The hidden animal is a leopard."); else the last object
+  a sentence names ("I can see an owl blending into the bark" -> "owl"). A leading article is dropped.
 * Boxes: ``(x1, y1, x2, y2)`` / ``[x1, y1, x2, y2]`` groups of exactly four numbers, coordinates sorted
-  so that x1 <= x2 and y1 <= y2; when no such group exists, ``(x1, y1), (x2, y2)`` point pairs; "None"
-  or ``[]`` is ``Parsed([], True, "none")``.
+  so that x1 <= x2 and y1 <= y2; when no such group exists, ``(x1, y1), (x2, y2)`` point pairs, then
+  ``x1=.., y1=.., x2=.., y2=..``; "None" or ``[]`` is ``Parsed([], True, "none")``, a sentence saying the
+  object is absent ("There is no giraffe visible here.") ``Parsed([], True, "absent")``.
 * Replies longer than ``MAX_CHARS`` are cut to their last ``MAX_CHARS`` characters (answers sit at the
   end); reasoning models' ``<think>...</think>`` blocks are dropped.
 """
@@ -36,6 +44,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from ambi_plugin.core.restate import hedge_verdict, restated_verdict
 
 MAX_CHARS = 100_000
 OptionStyle = Literal["letter", "letter_lower", "roman"]
@@ -72,6 +82,7 @@ def _total(fn: Callable[..., Parsed]) -> Callable[..., Parsed]:
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'", "`": None})
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CLOSING_TAG = re.compile(r"</\s*(?:answer|final_answer|output|response|result)\s*>", re.IGNORECASE)
 
 
 def _to_text(obj: Any) -> str:
@@ -95,7 +106,7 @@ def _clean(obj: Any) -> str:
     end_think = s.lower().rfind("</think>")
     if end_think >= 0:
         s = s[end_think + len("</think>") :]
-    s = s.translate(_QUOTES).replace("**", "").replace("__", "")
+    s = _CLOSING_TAG.sub(" ", s.translate(_QUOTES).replace("**", "").replace("__", ""))
     return _CTRL.sub(" ", s).strip()
 
 
@@ -109,10 +120,18 @@ _MARKER = re.compile(
             (?::|\bis\b\s*:?|\bwould\s+be\b\s*:?|\bshould\s+be\b\s*:?)
       | \bi\s+(?:would\s+)?(?:choose|select|pick|go\s+with)\b\s*:?
       | \bmy\s+(?:answer|choice)\s*(?::|\bis\b\s*:?)
+      | ['"]?\banswer\b['"]?\s*\|
+      | <answer>
+      | \\boxed\s*\{
+      | 答案\s*(?::|是|为)? | 选项
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
-_BOOL_MARKER = re.compile(r"\b(?:true\s*(?:or|/)\s*false|yes\s*(?:or|/)\s*no)\s*[:?]", re.IGNORECASE)
+_BOOL_MARKER = re.compile(
+    r"\b(?:true\s*(?:or|/)\s*false|yes\s*(?:or|/)\s*no)\s*[:?]"
+    r"|\b(?:so|thus|therefore|hence|overall|in\s+conclusion)\s*[:,]?\s*(?=(?:yes|no|true|false)\b)",
+    re.IGNORECASE,
+)
 
 
 def _segments(s: str, *, extra: re.Pattern[str] | None = None) -> list[str]:
@@ -435,9 +454,22 @@ def _verdicts(s: str, vocab: dict[str, bool]) -> list[tuple[int, bool]]:
     return out
 
 
-def _read_bool(s: str, kind: str, *, first_only: bool) -> Parsed | None:
+def _determiner_no(s: str, pos: int) -> bool:
+    """ "no" used as a determiner ("there is no motion"), not as a verdict: a word follows it."""
+    return s[pos : pos + 2].lower() == "no" and _DETERMINER_NO.match(s, pos) is not None
+
+
+_DETERMINER_NO = re.compile(r"no\s+[a-z]", re.IGNORECASE)
+
+
+def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = None) -> Parsed | None:
+    """One span's verdict, None when it has none. Order: a verdict word after a marker (``first_only``) or
+    opening the span; a hedge opening it ("Not really", "Of course"); given the question, a restatement of it
+    (with "no motion" read as a negation, not a verdict); every verdict word of the span if they agree."""
     for vocab in _BOOL_VOCAB[kind]:
         found = _verdicts(s, vocab)
+        if question and found and all(_determiner_no(s, pos) for pos, _ in found):
+            found = []  # "There is no motion": the restatement decides, below
         if not found:
             continue
         if first_only:
@@ -446,24 +478,43 @@ def _read_bool(s: str, kind: str, *, first_only: bool) -> Parsed | None:
         opening = not head or head in (["not"], ["it", "is"], ["it", "is", "not"], ["it", "s"], ["it", "s", "not"])
         if opening and _VERDICT_END.match(s, _VERDICT.match(s, found[0][0]).end()):  # "No, it is not", "Yes."
             return Parsed(found[0][1], True)
-        values = {v for _, v in found}
-        return Parsed(values.pop(), True) if len(values) == 1 else _fail("ambiguous")
+        break
+    else:
+        found = []
+    hedge = hedge_verdict(s)
+    if hedge is not None:
+        return Parsed(hedge, True, "hedge")
+    if question and not any(not _determiner_no(s, pos) for pos, _ in found):
+        restated = restated_verdict(s, question)
+        if restated is not None:
+            return Parsed(restated, True, "restated")
+    for vocab in _BOOL_VOCAB[kind]:
+        found = _verdicts(s, vocab)
+        if found:
+            values = {v for _, v in found}
+            return Parsed(values.pop(), True) if len(values) == 1 else _fail("ambiguous")
     return None
 
 
 @_total
-def parse_bool(text: Any, *, kind: str = "true_false") -> Parsed:
-    """True/false or yes/no -> bool. ``kind`` picks the primary words; the other pair is a fallback."""
+def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> Parsed:
+    """True/false or yes/no -> bool. ``kind`` picks the primary words; the other pair is a fallback.
+
+    Given the item's ``question`` (or statement), a reply that restates it ("The bars are not the same
+    length.") is read against it (:mod:`ambi_plugin.core.restate`); hedges ("Not really", "Of course") are
+    read with or without it.
+    """
     if kind not in _BOOL_VOCAB:
         return _fail(f"bad_kind: {kind!r}")
     s = _clean(text)
     if not s:
         return _fail("empty")
+    q = _clean(question) if question is not None else ""
     for seg in _segments(s, extra=_BOOL_MARKER):
-        got = _read_bool(seg, kind, first_only=True)
+        got = _read_bool(seg.strip(), kind, first_only=True, question=q)
         if got is not None:
             return got
-    got = _read_bool(s, kind, first_only=False)
+    got = _read_bool(s, kind, first_only=False, question=q)
     return got if got is not None else _fail("no_verdict")
 
 
@@ -512,9 +563,16 @@ def _split_items(s: str, sep: str) -> list[str]:
     return [item for item in (_clean_item(x) for x in raw) if item]
 
 
+_LEAD_IN = re.compile(
+    r"^(?:(?:the|this)\s+(?:image|picture|figure|photo)\s+(?:shows|contains|depicts)|i\s+(?:can\s+)?see)\s*:\s*",
+    re.IGNORECASE,
+)
+
+
 def _answer_span(s: str) -> str:
+    """The text after the last answer marker (else the reply), without a lead-in ("The image shows:")."""
     segs = [seg.strip() for seg in _segments(s)]
-    return next((seg for seg in segs if seg), s)
+    return _LEAD_IN.sub("", next((seg for seg in segs if seg), s))
 
 
 @_total
@@ -549,29 +607,74 @@ def parse_layers(text: Any) -> Parsed:
     return Parsed(layers, True) if any(layers) else _fail("no_items")
 
 
-_OBJECT = re.compile(r"\bobject(?:\s*name)?\s*[:=]\s*([^\n]*)", re.IGNORECASE)
-_IS_A = re.compile(
-    r"\b(?:is|are|be|looks\s+like|resembles)\s+(?:an?|the)\s+([\w \-]{1,40}?)\s*(?:[.,;!\n]|$)", re.IGNORECASE
+_OBJECT = re.compile(r"\bobject(?:\s*name)?['\"]?\s*[:=]\s*([^\n]*)", re.IGNORECASE)
+_QUOTED = re.compile(r"^\s*(['\"])([^'\"\n]+)\1")
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\s\(")
+# an object named inside a sentence: "... is a leopard", "I can see an owl blending into the bark"
+_IN_SENTENCE = re.compile(
+    r"(?:\b(?:is|are|be|was|'s|looks?\s+like|resembles?|see|spot|notice|find|identify|shows?|depicts?|"
+    r"contains?|reveals?|there\s+is|there's)|\b(?:hidden|camouflaged|concealed))\s+"
+    r"(?:an?|the|some|two|three|several)\s+([a-z][a-z\- ]{0,60})"
+    # a sentence opening with the object: "A crab is hiding in the rocks."
+    r"|(?:^|[.!?]\s+)an?\s+([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2}?)\s+(?:is|are|can\s+be|sits|rests|lies|hides)\b",
+    re.IGNORECASE,
 )
+_PHRASE_STOP = frozenset(
+    """in on at among amongst against within behind under underneath near into inside with that which who whose
+    blending hiding hidden camouflaged concealed sitting perched standing lying resting partially almost nearly
+    and but while as from of is are was were whose where when because disguised made formed""".split()
+)
+_GENERIC = frozenset(
+    """image picture photo photograph scene illusion pattern texture background camouflage example trick
+    object objects thing something animal creature shape design view painting drawing""".split()
+)
+_ARTICLE = re.compile(r"^(?:an?|the|some)\s+", re.IGNORECASE)
+
+
+def _noun_phrase(words: str) -> str:
+    """ "owl blending into the bark" -> "owl": at most four words, cut at a preposition, relative word or
+    participle (after the first word)."""
+    out: list[str] = []
+    for k, w in enumerate(words.split()[:4]):
+        if w.lower() in _PHRASE_STOP or (k > 0 and w.lower().endswith(("ing", "ed"))):
+            break
+        out.append(w)
+    return " ".join(out)
+
+
+def _object_in_sentence(span: str) -> str | None:
+    """The last object a sentence names ("The hidden animal is a leopard."), generic words ("image") skipped."""
+    found = [_noun_phrase(m.group(1) or m.group(2)) for m in _IN_SENTENCE.finditer(span)]
+    found = [f for f in found if f and f.split()[-1].lower() not in _GENERIC]
+    return _clean_item(found[-1]).lower() if found and _clean_item(found[-1]) else None
 
 
 @_total
 def parse_object(text: Any) -> Parsed:
-    """ "Object: 'butterfly'" / "butterfly" -> "butterfly" (lower case, quotes and end punctuation gone)."""
+    """ "Object: 'butterfly'" / "butterfly" / "The hidden animal is a leopard." -> "butterfly", "leopard" (lower
+    case; quotes, end punctuation and a leading article gone). With several "Object:" markers the last one wins;
+    a short first line is the answer unless it is a sentence naming the object."""
     s = _clean(text)
     if not s:
         return _fail("empty")
     hits = list(_OBJECT.finditer(s))
     if hits:
-        value = _clean_item(hits[-1].group(1)).lower()
+        raw = hits[-1].group(1)
+        quoted = _QUOTED.match(raw)
+        raw = quoted.group(2) if quoted else raw[: m.start()] if (m := _SENTENCE_END.search(raw)) else raw
+        value = _ARTICLE.sub("", _clean_item(raw)).lower()
         return Parsed(value, True) if value else _fail("refusal")
     span = _answer_span(s)
     first = next((ln for ln in span.splitlines() if ln.strip()), "")
     if first and len(first.split()) <= 6 and _clean_item(first):
-        return Parsed(_clean_item(first).lower(), True)
-    found = _IS_A.findall(span)
-    if found and _clean_item(found[-1]):
-        return Parsed(_clean_item(found[-1]).lower(), True, "from_sentence")
+        named = _object_in_sentence(first)
+        if named:
+            return Parsed(named, True, "from_sentence")
+        value = _ARTICLE.sub("", _clean_item(first)).lower()
+        return Parsed(value, True) if _clean_item(value) else _fail("refusal")
+    named = _object_in_sentence(span)
+    if named:
+        return Parsed(named, True, "from_sentence")
     return _fail("not_short")
 
 
@@ -587,8 +690,22 @@ def parse_free(text: Any) -> Parsed:
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 _BOX4 = re.compile(rf"[(\[]\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*,\s*({_NUM})\s*[)\]]")
 _POINTS = re.compile(rf"\(\s*({_NUM})\s*,\s*({_NUM})\s*\)\s*,?\s*(?:to\s+)?\(\s*({_NUM})\s*,\s*({_NUM})\s*\)")
+_NAMED4 = re.compile(
+    rf"\bx_?1\s*[:=]\s*({_NUM})\W+y_?1\s*[:=]\s*({_NUM})\W+x_?2\s*[:=]\s*({_NUM})\W+y_?2\s*[:=]\s*({_NUM})",
+    re.IGNORECASE,
+)
 _BARE4 = re.compile(rf"^\s*({_NUM})\s*[, ]\s*({_NUM})\s*[, ]\s*({_NUM})\s*[, ]\s*({_NUM})\s*$")
 _NONE_BOX = re.compile(r"\bnone\b|^\W*\[\s*\]\W*$", re.IGNORECASE)
+# a refusal that says the object is absent: "There is no giraffe visible here.", "I can't find any giraffe"
+_ABSENT = re.compile(
+    r"\bthere(?:\s+is|\s+are|'s)\s+no\b|\bthere\s+(?:is|are)\s*(?:not|n't)\s+(?:an?|any)\b"
+    r"|\bno\s+(?:[\w\-]+\s+){0,3}(?:is|are|was|were|can\s+be)\s+(?:visible|present|found|seen|detected|shown)\b"
+    r"|\b(?:not|n't)\s+(?:present|visible|found|detected|shown|depicted)\b"
+    r"|\b(?:does|do)\s*(?:not|n't)\s+(?:contain|include|show|have|appear)\b"
+    r"|\b(?:cannot|can't|can\s+not|could\s*(?:not|n't)|unable\s+to)\s+(?:find|locate|see|detect|identify|spot)\s+any\b"
+    r"|\b(?:don't|do\s+not)\s+see\s+any\b|\bno\s+such\b",
+    re.IGNORECASE,
+)
 
 
 def _box(nums: Sequence[str]) -> tuple[float, float, float, float]:
@@ -598,19 +715,24 @@ def _box(nums: Sequence[str]) -> tuple[float, float, float, float]:
 
 @_total
 def parse_boxes(text: Any) -> Parsed:
-    """Boxes "[(x1, y1, x2, y2), ...]" in output order; "None" -> ``Parsed([], True, "none")``."""
+    """Boxes "[(x1, y1, x2, y2), ...]" in output order; "None" -> ``Parsed([], True, "none")``; a sentence
+    saying the object is absent ("There is no giraffe visible here.") -> ``Parsed([], True, "absent")``."""
     s = _clean(text)
     if not s:
         return _fail("empty")
     boxes = [_box(m.groups()) for m in _BOX4.finditer(s)]
     if not boxes:
         boxes = [_box(m.groups()) for m in _POINTS.finditer(s)]
+    if not boxes:
+        boxes = [_box(m.groups()) for m in _NAMED4.finditer(s)]
     if not boxes and (m := _BARE4.match(s)):
         boxes = [_box(m.groups())]
     if boxes:
         return Parsed(boxes, True)
     if _NONE_BOX.search(s):
         return Parsed([], True, "none")
+    if _ABSENT.search(s):
+        return Parsed([], True, "absent")
     return _fail("no_boxes")
 
 
@@ -640,8 +762,8 @@ _BY_FORMAT: dict[str, Callable[..., Parsed]] = {
         t, kw.get("n_options", 0), style=_style(kw, "roman"), options=kw.get("options")
     ),
     "letter_set": lambda t, **kw: parse_letter_set(t, kw.get("n_options", 0), none_index=kw.get("none_index")),
-    "true_false": lambda t, **kw: parse_bool(t, kind="true_false"),
-    "yes_no": lambda t, **kw: parse_bool(t, kind="yes_no"),
+    "true_false": lambda t, **kw: parse_bool(t, kind="true_false", question=kw.get("question")),
+    "yes_no": lambda t, **kw: parse_bool(t, kind="yes_no", question=kw.get("question")),
     "object": lambda t, **kw: parse_object(t),
     "comma_list": lambda t, **kw: parse_list(t, sep=kw.get("sep", ",")),
     "layers": lambda t, **kw: parse_layers(t),

@@ -23,6 +23,8 @@ Metric names (see ``METRICS_BY_TYPE``):
                           three rates sum to 1)
 ``control_acc``           accuracy on the no-illusion control items
 ``unparsed_rate``         fraction of responses no parser could read
+``unparsed``              number of responses no parser could read (their ids and texts: the results
+                          JSON's ``ambi_plugin.unparsed`` section, ``ambi results``)
 ``judge_errors``          open, region, description: number of items whose judge verdict could not
                           be read (they count as not correct; see ``ambi_plugin.judge``)
 ========================  =====================================================================
@@ -45,16 +47,24 @@ from ambi_plugin.core.parsing import parse_answer
 from ambi_plugin.core.schema import DEFAULT_FORMAT
 
 METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
-    "choice": ("acc", "unparsed_rate"),
-    "multi_choice": ("exact_match", "unparsed_rate"),
-    "true_false": ("acc", "fp_ratio", "unparsed_rate"),
-    "yes_no": ("acc", "fp_ratio", "unparsed_rate"),
-    "open": ("acc", "unparsed_rate", "judge_errors"),  # + acc_<view> for each view name
-    "region": ("acc", "unparsed_rate", "judge_errors"),  # + acc_<view>
-    "localization": ("ap50", "ap50_single", "ap50_combined", "hit_rate", "unparsed_rate"),
-    "description": ("desc_score", "unparsed_rate", "judge_errors"),
-    "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate"),
-    "color_naming": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate"),
+    "choice": ("acc", "unparsed_rate", "unparsed"),
+    "multi_choice": ("exact_match", "unparsed_rate", "unparsed"),
+    "true_false": ("acc", "fp_ratio", "unparsed_rate", "unparsed"),
+    "yes_no": ("acc", "fp_ratio", "unparsed_rate", "unparsed"),
+    "open": ("acc", "unparsed_rate", "unparsed", "judge_errors"),  # + acc_<view> for each view name
+    "region": ("acc", "unparsed_rate", "unparsed", "judge_errors"),  # + acc_<view>
+    "localization": ("ap50", "ap50_single", "ap50_combined", "hit_rate", "unparsed_rate", "unparsed"),
+    "description": ("desc_score", "unparsed_rate", "unparsed", "judge_errors"),
+    "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate", "unparsed"),
+    "color_naming": (
+        "acc",
+        "human_like_rate",
+        "no_illusion_rate",
+        "na_rate",
+        "control_acc",
+        "unparsed_rate",
+        "unparsed",
+    ),
 }
 
 HIGHER_IS_BETTER: dict[str, bool] = {
@@ -71,6 +81,7 @@ HIGHER_IS_BETTER: dict[str, bool] = {
     "na_rate": False,
     "control_acc": True,
     "unparsed_rate": False,
+    "unparsed": False,
     "judge_errors": False,
     # IllusionBench: std over items of the description score (Table IV), and the LLM-assisted protocol
     "desc_score_std": False,
@@ -158,6 +169,8 @@ def _parse(record: dict, response: Any):
         }
     elif fmt == "letter_set":
         kw = {"n_options": len(record["options"]), "none_index": record.get("none_index")}
+    elif fmt in ("yes_no", "true_false"):
+        kw = {"question": record.get("question")}  # a reply that restates the question is read against it
     return parse_answer(response, fmt, **kw)
 
 
@@ -381,6 +394,7 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "acc": _acc,
     "exact_match": _acc,
     "unparsed_rate": _unparsed,
+    "unparsed": lambda items: float(sum(1 for it in items if not it.get("parsed"))),
     "fp_ratio": _fp_ratio,
     "ap50": _ap,
     "ap50_single": lambda items: _ap([it for it in items if it.get("group") == "single"]),

@@ -23,6 +23,15 @@ def _make(metric: str) -> Callable[[list], float]:
     return agg
 
 
+def unparsed(items: list) -> float:
+    """The number of unparsed answers; the task's examples are kept for the results JSON (lmms/unparsed.py)."""
+    from ambi_plugin.lmms.unparsed import note
+
+    items = list(items)
+    note(items)
+    return aggregate("unparsed", items)
+
+
 def __getattr__(name: str) -> Callable[[list], float]:
     if name in AGGREGATIONS or (not name.startswith("__") and _split_name(name) is not None):
         fn = _make(name)

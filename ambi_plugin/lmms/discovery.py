@@ -45,6 +45,7 @@ import logging
 import os
 import sys
 import weakref
+from typing import Any
 
 from ambi_plugin.lmms import task_kwargs  # light (contextvars only); read on every item scored
 
@@ -184,6 +185,15 @@ def _patch_download() -> None:
     ConfigurableTask.download = download
 
 
+def _name_items(scored: Any, task: Any) -> None:
+    """Each item score says its task (``item["task"]``): the ``unparsed`` aggregation keeps examples per task."""
+    if not isinstance(scored, dict) or not task:
+        return
+    for item in scored.values():
+        if isinstance(item, dict) and "task" not in item:
+            item["task"] = str(task)
+
+
 def _patch_process_results() -> None:
     """While a task scores, its per-model kwargs are visible to our hooks (:mod:`ambi_plugin.lmms.task_kwargs`)."""
     from lmms_eval.api.task import ConfigurableTask
@@ -212,11 +222,12 @@ def _patch_process_results() -> None:
             return original(self, *args, **kwargs)
         token = task_kwargs.enter(getattr(self, "lmms_eval_specific_kwargs", None))
         try:
-            out = original(self, *args, **kwargs)
+            scored = original(self, *args, **kwargs)
         finally:
             task_kwargs.leave(token)
-        _note_item_error(self, out)
-        return out
+        _name_items(scored, getattr(getattr(self, "config", None), "task", None))
+        _note_item_error(self, scored)
+        return scored
 
     setattr(process_results, _MARK, True)
     ConfigurableTask.process_results = process_results

@@ -33,7 +33,7 @@ from typing import Any
 from ambi_plugin.core.answers import gold_response
 from ambi_plugin.core.coords import with_model_settings
 from ambi_plugin.core.parsing import option_label
-from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
 from ambi_plugin.lmms import task_kwargs
 
 
@@ -255,7 +255,15 @@ def score_response(rec: dict, results: list) -> dict:
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)
     # per-model scoring settings of the running task (box_format ...; core/coords.py, lmms/task_kwargs.py)
-    rec = with_model_settings(rec, task_kwargs.current())
+    kwargs = task_kwargs.current()
+    rec = with_model_settings(rec, kwargs)
+    if not rec.get("question") and kwargs.get("prompt") and answer_format(rec) in ("yes_no", "true_false"):
+        # a yes/no reply that restates the question is read against it: without a question of its own (AmbiBench
+        # motion), the record's rendered prompt is the question ("... is the scene in the image static?")
+        try:
+            rec = {**rec, "question": build_prompt(rec, kwargs)}
+        except (PromptError, KeyError, ValueError, IndexError):
+            pass
     item = score_item(rec, response)
     item["response"] = response
     return item_errors.mark(item, rec)

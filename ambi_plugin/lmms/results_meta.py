@@ -11,6 +11,7 @@ method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to 
       "viabench_debias": {"permute_seed": 3, "flip_seed": null},  # only when a VIA-Bench task ran with a seed set
       "skipped": {"<task>": "<why its preflight failed>"},        # only with AMBI_SKIP_MISSING=1 (NaN metrics)
       "item_errors": {"<task>": {"count": n, "items": [{"id", "reason"}, ...]}}  # items our hooks could not read
+      "unparsed": {"<task>": {"count": 2, "examples": [{"id", "response", "reason"}, ...]}}  # up to 20 per task
     }
 
 ``judge.errors`` repeats each task's ``judge_errors`` metric (lmms-eval already aggregates it over
@@ -140,6 +141,12 @@ def ambi_section(results: dict) -> dict[str, Any]:
     errors = item_error_summary()
     if errors:
         section["item_errors"] = errors
+    try:
+        from ambi_plugin.lmms.unparsed import examples
+
+        section["unparsed"] = examples()  # answers no parser read, per task (lmms/unparsed.py)
+    except Exception as exc:  # noqa: BLE001 - the results must still be written
+        section["unparsed"] = {"error": f"{type(exc).__name__}: {exc}"}
     if _uses_synth(results):
         from ambi_plugin.config import data_dir
         from ambi_plugin.data.synth import DEFAULT_N

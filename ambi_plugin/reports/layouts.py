@@ -239,7 +239,7 @@ def canonical_rcid(metrics: dict[str, dict[str, float]]) -> dict[str, float]:
     return {k: v for k, (_, v) in out.items()}
 
 
-GENERIC_AUX = ("unparsed_rate", "judge_errors", "judge_unscored_rate", "empty_count", "random_baseline")
+GENERIC_AUX = ("unparsed_rate", "unparsed", "judge_errors", "judge_unscored_rate", "empty_count", "random_baseline")
 
 
 def generic_layout(task: str, metric_names: Iterable[str]) -> Layout | None:

@@ -58,6 +58,9 @@ def score_task(
     for doc, response in rows:
         with task_kwargs.using(kwargs):
             out = process(doc, [clean_response(response)])
+        for value in out.values():  # each item says its task, as under lmms-eval (the unparsed examples' key)
+            if isinstance(value, dict):
+                value.setdefault("task", spec.name)
         items.append(out)
         for name, value in out.items():
             collected.setdefault(name, []).append(value)

@@ -51,7 +51,7 @@ VARIANTS = {
 
 
 def metrics_for(task: str) -> list[str]:
-    names = ["acc", "unparsed_rate"]
+    names = ["acc", "unparsed_rate", "unparsed"]
     if task == "comprehension":
         names += [f"acc_{slug(c)}" for c in IV.CATEGORIES]
         names += [f"acc_{qt}" for qt in IV.QUESTION_TYPE_TITLES]

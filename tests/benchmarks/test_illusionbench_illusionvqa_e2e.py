@@ -53,7 +53,7 @@ def _best(metric: str) -> float:
     """The value a metric takes when every answer is right."""
     if metric.startswith("fp_ratio"):
         return math.nan  # no errors: FP + FN = 0 (PROTOCOL: NaN)
-    if metric in ("unparsed_rate", "judge_unscored_rate", "judge_errors") or metric.endswith("_std"):
+    if metric in ("unparsed_rate", "unparsed", "judge_unscored_rate", "judge_errors") or metric.endswith("_std"):
         return 0.0
     if metric.startswith("desc_score"):
         return 2.0
@@ -130,6 +130,7 @@ def test_wrong_and_constructed_answers_give_known_values(tmp_path, offline_env, 
         assert comp[f"acc_{slug(cat)}"] == pytest.approx(right[cat] / IV.PAPER_COUNTS[cat]), cat
     assert comp["acc"] == pytest.approx(sum(right.values()) / 435)
     assert comp["unparsed_rate"] == pytest.approx(unreadable / 435)
+    assert comp["unparsed"] == unreadable
     assert got["ambi_illusionvqa_soft_localization"]["acc"] == 0.25  # chance, by construction
     # ``ambi score`` on lmms-eval's own --log_samples file gives the numbers of the results JSON
     samples = next((tmp_path / "out").rglob("*samples_ambi_illusionvqa_comprehension.jsonl"))

@@ -70,7 +70,7 @@ def _reply(rec: dict, what: str, *, cot: bool) -> str:
 def _expected(recs: list[dict], policy: list[str], metric: str) -> float:
     base, _, value = next(
         ((b, "_", metric[len(b) + 1 :]) for b in ("human_like_rate", "no_illusion_rate", "na_rate", "control_acc",
-         "unparsed_rate", "acc") if metric == b or metric.startswith(b + "_")),
+         "unparsed_rate", "unparsed", "acc") if metric == b or metric.startswith(b + "_")),
     )  # fmt: skip
     pairs = [(r, p) for r, p in zip(recs, policy) if not value or value in {slug(v) for v in r["breakdown"].values()}]
     if base == "control_acc":
@@ -78,6 +78,8 @@ def _expected(recs: list[dict], policy: list[str], metric: str) -> float:
         return sum(p == "pixel" for _, p in pairs) / len(pairs) if pairs else math.nan
     if base == "unparsed_rate":
         return sum(p == "garbage" for _, p in pairs) / len(pairs)
+    if base == "unparsed":  # a count
+        return float(sum(p == "garbage" for _, p in pairs))
     if base == "acc":
         if not pairs:
             return math.nan

@@ -170,7 +170,8 @@ ITEM = st.fixed_dictionaries(
     }
 )
 RANGE = {"desc_score": (0.0, 2.0), "desc_score_llm": (0.0, 2.0), "desc_score_std": (0.0, 2.0),
-         "desc_score_llm_std": (0.0, 2.0), "judge_errors": (0.0, math.inf)}  # fmt: skip
+         "desc_score_llm_std": (0.0, 2.0), "judge_errors": (0.0, math.inf), "unparsed": (0.0, math.inf)}  # fmt: skip
+COUNTS = ("judge_errors", "unparsed")  # counts: 0 over no items, never NaN
 NAMES = [*AGGREGATIONS, "acc_near", "acc_easy", "fp_ratio_hard", "ap50_real_scene", "desc_score_easy"]
 
 
@@ -191,8 +192,8 @@ def test_fuzz_scoring_aggregations():
                 v = aggregate(name, items)
                 lo, hi = RANGE.get(name.removesuffix("_easy"), (0.0, 1.0))
                 assert math.isnan(v) or lo <= v <= hi, (name, v)
-                assert not (name == "judge_errors" and math.isnan(v))
-                if not items and name != "judge_errors":
+                assert not (name in COUNTS and math.isnan(v))
+                if not items and name not in COUNTS:
                     assert math.isnan(v), (name, v)
             seen([f"aggregate:{n}" for n in NAMES], items)  # every aggregation returned and passed its checks
 

@@ -58,8 +58,8 @@ def test_metric_names_follow_views():
         "task_type": "open",
         "views": [{"name": "near", "labels": ["x"]}, {"name": "far", "labels": ["y"]}],
     }
-    assert metric_names(rec) == ["acc", "acc_near", "acc_far", "unparsed_rate", "judge_errors"]
-    assert metric_names({**rec, "views_positional": False}) == ["acc", "unparsed_rate", "judge_errors"]
+    assert metric_names(rec) == ["acc", "acc_near", "acc_far", "unparsed_rate", "unparsed", "judge_errors"]
+    assert metric_names({**rec, "views_positional": False}) == ["acc", "unparsed_rate", "unparsed", "judge_errors"]
 
 
 def test_unordered_open_needs_every_label():

@@ -7,11 +7,14 @@ assertion reads the results JSON.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 
 import pytest
 
+from ambi_plugin.core.answers import GARBAGE
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, slug
 from ambi_plugin.lmms.cli_run import replay_args
@@ -37,7 +40,7 @@ def _base_expected(base: str, recs: list[dict], good: bool) -> float:
     one = 1.0 if good else 0.0
     if base in ("acc", "exact_match", "control_acc", "hit_rate", "ap50"):
         return one
-    if base in ("unparsed_rate", "judge_errors"):  # the offline judge reads every gold and wrong reply
+    if base in ("unparsed_rate", "unparsed", "judge_errors"):  # the offline judge reads every gold and wrong reply
         return 0.0
     if base == "na_rate":
         return 0.0 if good else 1.0
@@ -100,10 +103,33 @@ def test_garbage_is_counted_unparseable(tmp_path, lmms_eval):
     write_reference_predictions(preds, tasks=tasks, mode="garbage")
     results, _ = run_lmms(lmms_eval, tmp_path, preds, tasks=tasks)
     got = task_metrics(results)
+    section = results["ambi_plugin"]["unparsed"]
     for task, metrics in got.items():
         assert metrics["unparsed_rate"] == 1.0, task
         score = metrics.get("acc", metrics.get("exact_match", metrics.get("ap50")))
         assert score == 0.0, task
+        # the count in the metrics; up to 20 of the unread answers, with their ids, in the results JSON
+        ids = [r["id"] for r in read_records(source_root("ambi://synth") / f"{task}.jsonl")]
+        assert metrics["unparsed"] == len(ids), task
+        assert section[task]["count"] == len(ids)
+        examples = section[task]["examples"]
+        assert len(examples) == min(20, len(ids)) and {e["id"] for e in examples} <= set(ids)
+        assert all(e["response"] == GARBAGE for e in examples), examples[:2]
+    # every logged sample of an unread answer carries its id, the text and why it was not read
+    samples = [json.loads(ln) for p in (tmp_path / "out").rglob("*samples_ambi_synth_localization*.jsonl")
+               for ln in p.read_text().splitlines() if ln.strip()]  # fmt: skip
+    assert samples and all(s["unparsed"]["parsed"] is False and s["unparsed"]["response"] == GARBAGE for s in samples)
+    assert all(s["unparsed"]["id"] and s["unparsed"]["parse_reason"] for s in samples)
+    # `ambi results` shows the short list
+    from ambi_plugin.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert main(["results", str(tmp_path / "out")]) == 0
+    shown = out.getvalue()
+    assert "Unparsed answers" in shown
+    for task in got:
+        assert f"{task}: {section[task]['count']} unparsed" in shown
+        assert f"  - {section[task]['examples'][0]['id']}: " in shown
 
 
 def test_missing_prediction_names_task_and_id(tmp_path, lmms_eval):

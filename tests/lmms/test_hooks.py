@@ -177,7 +177,7 @@ def test_reference_responses_score_as_intended(rec, mode):
 def test_process_results_keys_match_metric_names():
     rec = RECORDS[6]
     out = hooks.process_results(_doc(rec), ["circle, box"])
-    assert sorted(out) == ["acc", "acc_far", "acc_near", "judge_errors", "unparsed_rate"]
+    assert sorted(out) == ["acc", "acc_far", "acc_near", "judge_errors", "unparsed", "unparsed_rate"]
     item = out["acc"]
     assert item["views"] == {"near": True, "far": True}
     half = hooks.process_results(_doc(rec), ["circle, xylophone"])["acc"]
@@ -188,3 +188,18 @@ def test_process_results_keys_match_metric_names():
 def test_unknown_aggregation_name_fails_clearly():
     with pytest.raises(AttributeError, match="no aggregation"):
         agg.f1_macro  # noqa: B018
+
+
+def test_yes_no_without_question_reads_restatements_against_the_prompt():
+    """AmbiBench motion records have no question: the task's prompt is the question a restatement answers."""
+    from ambi_plugin.benchmarks.ambibench import PROMPT_MOTION_IMAGE, PROMPT_MOTION_STATIC
+    from ambi_plugin.lmms import task_kwargs
+
+    rec = {"id": "m1", "task_type": "yes_no", "answer_bool": True, "image": "x.png"}
+    with task_kwargs.using({"prompt": PROMPT_MOTION_STATIC}):
+        item = hooks.score_response(rec, ["There is no motion in this image."])
+    assert item["pred_bool"] is True and item["parse_reason"] == "restated"
+    with task_kwargs.using({"prompt": PROMPT_MOTION_IMAGE}):
+        item = hooks.score_response(rec, ["There is no motion in this image."])
+    assert item["pred_bool"] is False
+    assert "question" not in rec  # the record itself is left alone

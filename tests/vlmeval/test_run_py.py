@@ -27,10 +27,10 @@ def env(offline_env, monkeypatch, tmp_path):
 def _best(metric: str, value: float) -> bool:
     """Gold answers: every metric at its best value (NaN where a subset is empty or FP + FN = 0)."""
     if math.isnan(value):
-        return not metric.startswith(("unparsed_rate", "judge_errors"))
+        return not metric.startswith(("unparsed", "judge_errors"))
     if metric.endswith("_stderr_clt"):
         return value == 0.0  # every item scores the same
-    if metric.startswith(("unparsed_rate", "judge_errors", "na_rate")):
+    if metric.startswith(("unparsed", "judge_errors", "na_rate")):  # unparsed_rate, and the count unparsed
         return value == 0.0
     if metric.startswith("desc_score"):
         return value == 2.0

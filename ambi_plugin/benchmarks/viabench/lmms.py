@@ -106,6 +106,15 @@ def _make(metric: str) -> Callable[[list], float]:
     return agg
 
 
+def unparsed(items: list) -> float:
+    """The number of answers Match could not read; the examples are kept for the results JSON."""
+    from ambi_plugin.lmms.unparsed import note
+
+    items = list(items)
+    note(items)
+    return scoring.aggregate("unparsed", items)
+
+
 def __getattr__(name: str) -> Callable[[list], float]:
     if name.startswith("__"):
         raise AttributeError(name)

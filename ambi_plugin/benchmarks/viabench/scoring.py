@@ -8,6 +8,7 @@ items)`` reduces item scores. Metrics (each also ``<metric>_<category>`` over on
 ``acc_judge``        accuracy, Judge protocol (the configured judge's ``mcq_match``; offline by default)
 ``not_sure_rate``    share of items whose Match label is "Not Sure" (``not_sure_rate_judge``: the judge's)
 ``unparsed_rate``    share of items from which Match extracted no label (empty answers included)
+``unparsed``         number of those items (their ids and answers: ``ambi results``)
 ``empty_count``      number of empty answers (scored wrong in both protocols; paper section 4.2)
 ``judge_errors``     number of items whose judge reply could not be read (scored wrong)
 ``random_baseline``  expected accuracy of a uniform random choice: mean of 1 / #options, "Not Sure" included
@@ -34,6 +35,7 @@ BASES: tuple[str, ...] = (
     "not_sure_rate",
     "not_sure_rate_judge",
     "unparsed_rate",
+    "unparsed",
     "empty_count",
     "judge_errors",
     "random_baseline",
@@ -45,6 +47,7 @@ HIGHER_IS_BETTER: dict[str, bool] = {
     "not_sure_rate": False,
     "not_sure_rate_judge": False,
     "unparsed_rate": False,
+    "unparsed": False,
     "empty_count": False,
     "judge_errors": False,
     "random_baseline": True,
@@ -93,6 +96,8 @@ def score_item(rec: dict, response: Any, *, judge: Any = None) -> dict:
         "empty": empty,
         "match_pred": m.index,
         "match_reason": m.reason,
+        "parsed": m.index is not None,  # Match read a label (what ``unparsed`` counts)
+        "parse_reason": m.reason,
         "variant": rec.get("variant") or {},
     }
     if empty:  # section 4.2: no completion counts as incorrect; the judge is not asked
@@ -122,6 +127,7 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "not_sure_rate": lambda items: _mean([1.0 if it["not_sure_match"] else 0.0 for it in items]),
     "not_sure_rate_judge": lambda items: _mean([1.0 if it["not_sure_judge"] else 0.0 for it in items]),
     "unparsed_rate": lambda items: _mean([1.0 if it["match_pred"] is None else 0.0 for it in items]),
+    "unparsed": lambda items: float(sum(1 for it in items if it["match_pred"] is None)),
     "empty_count": lambda items: float(sum(1 for it in items if it["empty"])),
     "judge_errors": lambda items: float(sum(1 for it in items if it["judge_error"])),
     "random_baseline": lambda items: _mean([1.0 / it["n_options"] for it in items]),

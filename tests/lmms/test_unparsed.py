@@ -1,0 +1,85 @@
+"""``unparsed``: a count in every task's metrics, and the unread answers kept per task (lmms/unparsed.py).
+
+The real lmms-eval run that checks the results JSON's section, the logged samples and ``ambi results`` is
+tests/e2e/test_lmms_cli_replay.py::test_garbage_is_counted_unparseable.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ambi_plugin.core.scoring import score_item
+from ambi_plugin.lmms import aggregate, unparsed
+from ambi_plugin.lmms.discovery import _name_items
+from ambi_plugin.lmms.results_meta import ambi_section
+from ambi_plugin.taskindex import index
+
+CHOICE = {"id": "q", "task_type": "choice", "question": "Which?", "options": ["x", "y"], "answer_index": 0}
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    unparsed.clear()
+    yield
+    unparsed.clear()
+
+
+def _items(task: str, n_bad: int, n_good: int = 2) -> list[dict]:
+    items = []
+    for k in range(n_bad):
+        items.append({**score_item({**CHOICE, "id": f"bad{k}"}, f"I refuse, take {k}"), "response": f"no {k}"})
+    items += [score_item({**CHOICE, "id": f"ok{k}"}, "A") for k in range(n_good)]
+    for it in items:
+        it["task"] = task
+    return items
+
+
+def test_every_task_of_ours_declares_unparsed():
+    tasks = [info for info in index().values() if info.kind == "task"]
+    assert tasks
+    for info in tasks:
+        names = [m["metric"] for m in info.config.get("metric_list") or []]
+        assert "unparsed" in names, f"{info.name} does not report 'unparsed'"
+        agg = next(m for m in info.config["metric_list"] if m["metric"] == "unparsed")
+        assert agg["higher_is_better"] is False
+
+
+def test_unparsed_counts_and_keeps_twenty_examples_with_ids():
+    assert aggregate.unparsed(_items("t_choice", 25)) == 25.0
+    kept = unparsed.examples()["t_choice"]
+    assert kept["count"] == 25 and len(kept["examples"]) == unparsed.MAX_EXAMPLES
+    assert kept["examples"][0] == {"id": "bad0", "response": "no 0", "reason": "no_label"}
+
+
+def test_tasks_are_kept_apart_and_a_clean_task_has_no_entry():
+    aggregate.unparsed(_items("t_a", 1))
+    aggregate.unparsed(_items("t_b", 3))
+    assert aggregate.unparsed(_items("t_clean", 0)) == 0.0
+    got = unparsed.examples()
+    assert sorted(got) == ["t_a", "t_b"] and got["t_b"]["count"] == 3
+
+
+def test_long_answers_are_cut_and_the_section_holds_them():
+    items = _items("t_long", 1)
+    items[0]["response"] = "x" * 5000
+    aggregate.unparsed(items)
+    shown = unparsed.examples()["t_long"]["examples"][0]["response"]
+    assert len(shown) == unparsed.MAX_RESPONSE_CHARS and shown.endswith("...")
+    assert ambi_section({"results": {}, "configs": {}})["unparsed"]["t_long"]["count"] == 1
+
+
+def test_items_are_named_after_their_task():
+    item = score_item(CHOICE, "??")
+    scored = {"acc": item, "unparsed": item}
+    _name_items(scored, "ambi_x")
+    assert item["task"] == "ambi_x"
+    _name_items(scored, "ambi_y")  # a name already set stays
+    assert item["task"] == "ambi_x"
+
+
+def test_short_list_for_ambi_results():
+    aggregate.unparsed(_items("t_list", 7))
+    text = unparsed.format_examples(unparsed.examples(), per_task=3)
+    lines = text.splitlines()
+    assert lines[0] == "t_list: 7 unparsed" and len(lines) == 4
+    assert lines[1] == "  - bad0: 'no 0' (no_label)"
