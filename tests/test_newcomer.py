@@ -77,6 +77,19 @@ def test_a_users_category_is_known_to_every_command(tmp_path, monkeypatch, capsy
     capsys.readouterr()
     assert main(["score", "--task", "mine_ducks_yes_no", "--answers", str(gold), "--data-dir", str(data)]) == 0
     assert "acc" in capsys.readouterr().out
+    run = tmp_path / "run" / "m"
+    run.mkdir(parents=True)
+    (run / "x_results.json").write_text(
+        json.dumps(
+            {
+                "results": {"mine_ducks_yes_no": {"acc,none": 1.0, "unparsed_rate,none": 0.0}},
+                "n-samples": {"mine_ducks_yes_no": {"original": 1, "effective": 1}},
+                "config": {"model": "m"},
+            }
+        )
+    )
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "report")]) == 0
+    assert "mine_ducks_yes_no" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_results_show_the_model_items_and_a_limit_warning(tmp_path, capsys):
