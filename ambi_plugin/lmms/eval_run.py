@@ -47,10 +47,10 @@ def without_option(argv: Sequence[str], name: str) -> list[str]:
 
 
 def _has_values(metrics: dict) -> bool:
-    """A metric value that is a number (a count of judge errors alone is not a result)."""
+    """A metric value that is a number (counts of judge errors or unread answers alone are not a result)."""
     return any(
         "," in key
-        and not key.startswith("judge_errors")
+        and not key.startswith(("judge_errors", "unparsed"))
         and isinstance(val, (int, float))
         and not isinstance(val, bool)
         and not math.isnan(val)

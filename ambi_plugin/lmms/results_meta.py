@@ -76,7 +76,8 @@ def mark_judge_failures(results: dict, section: dict) -> None:
             failed[task] = f"every judgement failed: {reason}"
             metrics = results["results"][task]
             for key, val in list(metrics.items()):
-                if "," in key and not key.startswith("judge_errors") and isinstance(val, (int, float)):
+                # the counts of what failed stay: judge errors, and the model's own unread answers
+                if "," in key and not key.startswith(("judge_errors", "unparsed")) and isinstance(val, (int, float)):
                     metrics[key] = math.nan
     if failed and judge is not None:
         judge["failed"] = failed

@@ -4,6 +4,7 @@ an LLM judge on a loopback server, judge errors counted, and a second identical 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from support.chat_server import LoopbackChatServer, oracle_responder
@@ -117,7 +118,9 @@ def test_unreadable_verdicts_are_counted_not_scored(tmp_path, offline_env, gold)
     for task in TASKS.split(","):
         n = _n_items(task)
         assert metrics[task]["judge_errors"] == n and errors[task] == n
-        assert metrics[task].get("acc", metrics[task].get("desc_score")) == 0.0
+        # every judgement failed: the score is NaN with the reason, not a silent 0 (issue 21)
+        assert math.isnan(metrics[task].get("acc", metrics[task].get("desc_score")))
+        assert "I would rather not say" in results["ambi_plugin"]["judge"]["failed"][task]
         assert metrics[task]["unparsed_rate"] == 0.0  # the model's answers were fine; the judge failed
 
 
