@@ -153,6 +153,37 @@ def _patch_match_tasks() -> None:
     TaskManager.match_tasks = match_tasks
 
 
+RESUME_CHUNK_ENV = "AMBI_RESUME_CHUNK"
+
+
+def _patch_response_cache() -> None:
+    """lmms-eval 0.7.3's response cache hands the model every uncached request at once and stores the answers only
+    after the model returned them all, so a run killed mid-generation keeps nothing. With ``$AMBI_RESUME_CHUNK=N``
+    (set by ``ambi eval``, which turns the cache on) the requests go to the model N at a time, each chunk stored
+    before the next starts: a kill loses at most one chunk. Unset (plain lmms-eval), lmms-eval's method runs as is."""
+    from lmms_eval.caching.response_cache import ResponseCache
+
+    original = ResponseCache.execute
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def execute(self, lm, reqtype, requests, *args, **kwargs):
+        try:
+            size = int(os.environ.get(RESUME_CHUNK_ENV) or 0)
+        except ValueError:
+            size = 0
+        if size <= 0 or not isinstance(requests, list) or len(requests) <= size:
+            return original(self, lm, reqtype, requests, *args, **kwargs)
+        out: list = []
+        for start in range(0, len(requests), size):
+            out.extend(original(self, lm, reqtype, requests[start : start + size], *args, **kwargs))
+        return out
+
+    setattr(execute, _MARK, True)
+    ResponseCache.execute = execute
+
+
 def _patch_download() -> None:
     from lmms_eval.api.task import ConfigurableTask
 
@@ -264,6 +295,8 @@ WRAPPED_METHODS = (
     "lmms_eval.tasks.TaskManager.initialize_tasks",
     # the preflight of our requested tasks, before the model is created (lmms/preflight.py)
     "lmms_eval.tasks.TaskManager.match_tasks",
+    # answers stored chunk by chunk when $AMBI_RESUME_CHUNK is set (ambi eval): a kill loses at most one chunk
+    "lmms_eval.caching.response_cache.ResponseCache.execute",
     "lmms_eval.api.task.ConfigurableTask.download",
     "lmms_eval.api.task.ConfigurableTask.process_results",
     "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated",

@@ -18,6 +18,7 @@ from pathlib import Path
 from ambi_plugin.lmms.cli_run import run_lmms_eval
 
 FAILED_RUN = 1
+RESUME_CHUNK = 16  # requests per model call while the response cache is on: what a kill can cost at most
 PREFLIGHT_FAILED = 2
 
 
@@ -186,6 +187,8 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
         # lmms-eval reads back only runs that ended (a killed run's answers sit in runs/<run id>/, never merged):
         # the same command gets the same run id, so a rerun reopens the killed run's store and finds its answers
         env.setdefault("LMMS_CACHE_RUN_ID", resume_id(argv, output))
+        # and the answers are stored as they come, a chunk at a time (lmms/discovery.py: _patch_response_cache)
+        env.setdefault("AMBI_RESUME_CHUNK", str(RESUME_CHUNK))
     run = run_lmms_eval(without_option(argv, "--output_path"), output=output, env=env, capture=False, timeout=None)
     if block:
         echo(block)  # again, after lmms-eval's output
