@@ -330,6 +330,7 @@ def install_hooks() -> bool:
     patches = (
         _patch_task_manager,
         _patch_match_tasks,
+        _patch_response_cache,
         _patch_download,
         _patch_process_results,
         _patch_results_writer,

@@ -173,7 +173,10 @@ def test_a_killed_run_resumes_from_the_response_cache(tmp_path, offline_env):
     assert proc.poll() is None, "the run ended before it could be killed mid-generation"
     os.kill(proc.pid, signal.SIGKILL)  # the wrapper dies at once; lmms-eval dies with it
     proc.wait()
+    time.sleep(2.0)  # lmms-eval got SIGTERM when its parent died: nothing is written after that
     answered = _audit_lines(out)
+    time.sleep(1.0)
+    assert _audit_lines(out) == answered
     assert 4 <= answered <= 28  # answers are stored 4 at a time as they come
     assert not list(out.rglob("*_results.json"))
 
