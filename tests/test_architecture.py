@@ -1,0 +1,241 @@
+"""The import contract: every import inside ``ambi_plugin`` goes down the layers of docs/architecture.md.
+
+Read from the source with ``ast`` (lazy imports inside functions included, ``TYPE_CHECKING`` ones too), so an
+import added anywhere is checked without running it. The layers, lowest first:
+
+    ground     paths, config, inputfiles, redact, installcheck, models/ (and the package's __init__)
+    core       pure: schema, parsing, matching, metrics, scoring (a judge is handed in)
+    judge      judge backends, voting, cache
+    synth      the procedural generators and the default suite
+    runtime    the harness-neutral task runtime (task index, prompts, item scoring, aggregation)
+    benchmarks one folder per benchmark
+    data       release -> rows (sources), replay files, status, hub/
+    analysis   perceptual-switch heads (a model driver is handed in by the adapter)
+    reports    results, paper layouts, statistics, rendering, re-scoring
+    lmms | vlmeval   the harness adapters: independent of each other
+    cli        the ``ambi`` command
+
+A module may import its own layer or any layer below; ``lmms`` and ``vlmeval`` never import each other, and the
+harnesses themselves (``lmms_eval``, ``vlmeval``) are imported only inside their adapter. A module that is only a
+deprecated alias of an old import path (it sets ``__deprecated_alias__``) is left out of the layers, and no module
+of ours may import such an alias.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "ambi_plugin"
+
+LAYERS: list[tuple[str, ...]] = [
+    ("__init__", "paths", "config", "inputfiles", "redact", "installcheck", "models"),
+    ("core",),
+    ("judge",),
+    ("synth",),
+    ("runtime",),
+    ("benchmarks",),
+    ("data",),
+    ("analysis",),
+    ("reports",),
+    ("lmms", "vlmeval"),
+    ("cli",),
+]
+INDEPENDENT = [("lmms", "vlmeval")]
+HARNESSES = {"lmms_eval": "lmms", "vlmeval": "vlmeval"}
+MAX_LINES = 450
+
+
+def _module_name(path: Path) -> tuple[str, bool]:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), True
+    return ".".join(parts), False
+
+
+@lru_cache(maxsize=1)
+def _modules() -> dict[str, tuple[Path, bool, ast.Module]]:
+    out = {}
+    for path in sorted(PKG.rglob("*.py")):
+        name, is_pkg = _module_name(path)
+        out[name] = (path, is_pkg, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+    return out
+
+
+def _is_alias(tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__deprecated_alias__" for t in node.targets)
+        for node in tree.body
+    )
+
+
+def _resolve(dotted: str) -> str | None:
+    mods = _modules()
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:i])
+        if candidate in mods:
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=1)
+def _imports() -> dict[str, list[tuple[str, int, str]]]:
+    """module -> [(imported module of ours or a harness top name, line, raw text)]."""
+    out: dict[str, list[tuple[str, int, str]]] = {}
+    for name, (_path, is_pkg, tree) in _modules().items():
+        package = name if is_pkg else name.rpartition(".")[0]
+        found: list[tuple[str, int, str]] = []
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                targets = [f"{module}.{a.name}" if a.name != "*" else module for a in node.names]
+            else:
+                continue
+            for target in targets:
+                top = target.split(".")[0]
+                if top in HARNESSES:
+                    found.append((top, node.lineno, target))
+                elif top == "ambi_plugin":
+                    resolved = _resolve(target)
+                    if resolved:
+                        found.append((resolved, node.lineno, target))
+        out[name] = found
+    return out
+
+
+def _unit(module: str) -> str:
+    """The top-level folder or module of ours a module belongs to (``ambi_plugin.core.parsing`` -> ``core``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _layer(unit: str) -> int:
+    for i, names in enumerate(LAYERS):
+        if unit in names:
+            return i
+    raise KeyError(unit)
+
+
+def test_every_module_belongs_to_a_layer():
+    strays = sorted(
+        {_unit(m) for m, (_p, _k, tree) in _modules().items() if not _is_alias(tree)}
+        - {u for names in LAYERS for u in names}
+    )
+    assert not strays, f"modules outside every layer of docs/architecture.md: {strays}"
+
+
+def test_imports_go_down_the_layers():
+    mods = _modules()
+    bad = []
+    for module, found in _imports().items():
+        if _is_alias(mods[module][2]):
+            continue
+        here = _unit(module)
+        for target, line, raw in found:
+            if target in HARNESSES:
+                continue
+            if _is_alias(mods[target][2]):
+                bad.append(f"{module}:{line} imports the deprecated alias {raw}")
+                continue
+            there = _unit(target)
+            if here == there:
+                continue
+            if _layer(there) > _layer(here):
+                bad.append(f"{module}:{line} imports {raw} (layer {there} is above {here})")
+            elif any({here, there} == set(pair) for pair in INDEPENDENT):
+                bad.append(f"{module}:{line} imports {raw} ({here} and {there} are independent)")
+    assert not bad, "imports against the layers:\n" + "\n".join(bad)
+
+
+def test_harnesses_are_imported_only_in_their_adapter():
+    bad = [
+        f"{module}:{line} imports {raw}"
+        for module, found in _imports().items()
+        for target, line, raw in found
+        if target in HARNESSES and _unit(module) != HARNESSES[target]
+    ]
+    assert not bad, "harness imports outside the adapters:\n" + "\n".join(bad)
+
+
+def test_no_cycle_between_folders():
+    graph: dict[str, set[str]] = {}
+    mods = _modules()
+    for module, found in _imports().items():
+        if _is_alias(mods[module][2]):
+            continue
+        for target, _line, _raw in found:
+            if target not in HARNESSES and _unit(target) != _unit(module):
+                graph.setdefault(_unit(module), set()).add(_unit(target))
+    seen: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> list[str] | None:
+        seen[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if seen.get(nxt) == 1:
+                return [*stack, node, nxt]
+            if nxt not in seen and (cycle := visit(nxt, [*stack, node])):
+                return cycle
+        seen[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in seen:
+            cycle = visit(start, [])
+            assert cycle is None, "a cycle between folders: " + " -> ".join(cycle)
+
+
+def test_no_module_over_the_size_limit():
+    long = sorted(
+        (len(path.read_text(encoding="utf-8").splitlines()), str(path.relative_to(ROOT)))
+        for path, _k, _t in _modules().values()
+    )
+    over = [f"{path}: {n} lines" for n, path in long if n > MAX_LINES]
+    assert not over, f"modules over {MAX_LINES} lines:\n" + "\n".join(over)
+
+
+FUNCTION = re.compile(r"!function\s+([A-Za-z_][\w.]*)")
+
+
+def test_every_yaml_function_points_into_runtime_or_a_benchmark():
+    bad = []
+    for path in sorted((ROOT / "task_yamls").rglob("*.yaml")):
+        for target in FUNCTION.findall(path.read_text(encoding="utf-8")):
+            if not target.startswith(("ambi_plugin.runtime.", "ambi_plugin.benchmarks.")):
+                bad.append(f"{path.relative_to(ROOT)}: {target}")
+    assert not bad, "YAML !function targets outside runtime/ and benchmarks/:\n" + "\n".join(sorted(set(bad))[:40])
+
+
+@pytest.mark.parametrize("alias", sorted(m for m, (_p, _k, t) in _modules().items() if _is_alias(t)) or ["(none)"])
+def test_deprecated_aliases_warn_and_resolve(alias):
+    if alias == "(none)":
+        return
+    import importlib
+    import sys
+    import warnings
+
+    tree = _modules()[alias][2]
+    new = next(
+        node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__deprecated_alias__" for t in node.targets)
+    )
+    sys.modules.pop(alias, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(alias)
+    assert any(issubclass(w.category, (DeprecationWarning, FutureWarning)) and new in str(w.message) for w in caught), alias
+    assert module is importlib.import_module(new)
