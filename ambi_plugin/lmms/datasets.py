@@ -60,8 +60,8 @@ class DatasetSpecError(ValueError):
 
 def _synth_root() -> Path:
     from ambi_plugin.config import data_dir
-    from ambi_plugin.data.synth import DEFAULT_N, ensure_suite
-    from ambi_plugin.data.synth.suite import read_manifest
+    from ambi_plugin.synth import DEFAULT_N, ensure_suite
+    from ambi_plugin.synth.suite import read_manifest
 
     local = data_dir("synth")  # a suite written by `ambi synth --out DIR`
     if local is not None:

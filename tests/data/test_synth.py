@@ -15,12 +15,12 @@ import pytest
 from PIL import Image
 
 from ambi_plugin.core.schema import read_records
-from ambi_plugin.data.synth import DEFAULT_N, SYNTH_TASKS, SYNTH_VERSION, build_suite, ensure_suite
-from ambi_plugin.data.synth import suite as suite_mod
-from ambi_plugin.data.synth.ambiguous import hybrid_source
-from ambi_plugin.data.synth.color import luminance
-from ambi_plugin.data.synth.imaging import gaussian_blur
-from ambi_plugin.data.synth.shapes import SHAPE_LABELS
+from ambi_plugin.synth import DEFAULT_N, SYNTH_TASKS, SYNTH_VERSION, build_suite, ensure_suite
+from ambi_plugin.synth import suite as suite_mod
+from ambi_plugin.synth.ambiguous import hybrid_source
+from ambi_plugin.synth.color import luminance
+from ambi_plugin.synth.imaging import gaussian_blur
+from ambi_plugin.synth.shapes import SHAPE_LABELS
 
 REPO = Path(__file__).resolve().parents[2]
 N = 6
@@ -402,7 +402,7 @@ WORKER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     sys.path.insert(0, sys.argv[4])
-    import ambi_plugin.data.synth.suite as s
+    import ambi_plugin.synth.suite as s
 
     log, root, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
     original = s.build_suite

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from ambi_plugin.core.schema import read_records
-from ambi_plugin.data.synth import build_suite
-from ambi_plugin.data.synth import common as common_mod
-from ambi_plugin.data.synth.color import NEAR_DISTANCE, SAME, _far_color, make_contrast, make_stripe, rgb_distance
-from ambi_plugin.data.synth.common import BuildContext, balanced_bools, cycle_plan, item_rng, planned, record_id
-from ambi_plugin.data.synth.scenes import _place, _shelf_place
-from ambi_plugin.data.synth.suite import FAMILIES, SYNTH_TASKS, Family, _write_family
+from ambi_plugin.synth import build_suite
+from ambi_plugin.synth import common as common_mod
+from ambi_plugin.synth.color import NEAR_DISTANCE, SAME, _far_color, make_contrast, make_stripe, rgb_distance
+from ambi_plugin.synth.common import BuildContext, balanced_bools, cycle_plan, item_rng, planned, record_id
+from ambi_plugin.synth.scenes import _place, _shelf_place
+from ambi_plugin.synth.suite import FAMILIES, SYNTH_TASKS, Family, _write_family
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -153,7 +153,7 @@ def test_any_seed_and_size_builds(tmp_path_factory: pytest.TempPathFactory, seed
 
 def test_a_family_streams_into_open_files(tmp_path: Path):
     """Records reach the task file while the family is still generating (nothing held until the end)."""
-    from ambi_plugin.data.synth.suite import _write_family
+    from ambi_plugin.synth.suite import _write_family
 
     family = next(f for f in FAMILIES if f.name == "navon")
     (tmp_path / "images").mkdir()

@@ -121,7 +121,7 @@ def _illusionvqa_placement(records: str) -> tuple[str, str]:
 
 def _synth(source: str | None) -> Path:
     """A folder written by ``ambi synth --out DIR``, or (no source) the default suite, generated once."""
-    from ambi_plugin.data.synth import ensure_suite
+    from ambi_plugin.synth import ensure_suite
 
     if source is None:
         return ensure_suite()
@@ -137,7 +137,7 @@ register(BenchmarkEntry("illusionvqa", _illusionvqa, _illusionvqa_categories, _i
 
 
 def _synth_region_style() -> dict:
-    from ambi_plugin.data.synth.common import GREEN_RGB, GREEN_WIDTH
+    from ambi_plugin.synth.common import GREEN_RGB, GREEN_WIDTH
 
     return {"rgb": list(GREEN_RGB), "width": GREEN_WIDTH, "drawn_by": "ambi-plugin synth"}
 

@@ -1,14 +1,21 @@
-"""The embedded synthetic suite: procedurally generated perception items with exact ground truth.
+"""Deprecated alias: moved to :mod:`ambi_plugin.synth` (kept for one release).
 
-Eighteen tasks (RCID-style contrast, stripe and filter illusions, pyllusion geometric illusions, hybrid,
-multi-view, camouflage, Navon, localization, region and multi-label choice items) are generated
-deterministically from a seed, offline, in seconds. See ``docs/synth.md``.
+Every submodule is mapped too (``ambi_plugin.data.synth.suite`` is ``ambi_plugin.synth.suite``), so importing or
+monkeypatching through an old path reaches the real module."""
 
->>> from ambi_plugin.data.synth import ensure_suite
->>> folder = ensure_suite(seed=0)  # doctest: +SKIP
-"""
+import importlib
+import pkgutil
+import sys
+import warnings
 
-from .common import SYNTH_VERSION
-from .suite import DEFAULT_N, SYNTH_TASKS, build_suite, default_root, ensure_suite
+from ambi_plugin import synth as _moved
 
-__all__ = ["DEFAULT_N", "SYNTH_TASKS", "SYNTH_VERSION", "build_suite", "default_root", "ensure_suite"]
+__deprecated_alias__ = "ambi_plugin.synth"
+warnings.warn(
+    "ambi_plugin.data.synth moved to ambi_plugin.synth; the old path goes in the next release",
+    FutureWarning,
+    stacklevel=2,
+)
+for _sub in pkgutil.iter_modules(_moved.__path__):
+    sys.modules[f"{__name__}.{_sub.name}"] = importlib.import_module(f"{_moved.__name__}.{_sub.name}")
+sys.modules[__name__] = _moved

@@ -40,7 +40,7 @@ def sources(tmp_path_factory, shared_data, ambibench_fixtures_dir) -> dict[str, 
     from published_layouts import ambibench_release, illusionbench_release
     from viabench_fixtures import build_copy
 
-    from ambi_plugin.data.synth import build_suite
+    from ambi_plugin.synth import build_suite
 
     root = tmp_path_factory.mktemp("sources")
     for task in ("comprehension", "soft_localization"):

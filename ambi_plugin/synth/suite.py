@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ...core.schema import validate_record
-from ...paths import cache_dir, remove_stale_tmp
+from ..core.schema import validate_record
+from ..paths import cache_dir, remove_stale_tmp
 from .ambiguous import generate_hybrid, generate_multiview, generate_navon
 from .color import CONTRAST_TASKS, STRIPE_TASKS, generate_contrast, generate_stripe
 from .common import GREEN_RGB, GREEN_WIDTH, SYNTH_VERSION, BuildContext
