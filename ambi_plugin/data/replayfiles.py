@@ -44,7 +44,7 @@ def task_records(info: TaskInfo, data_dir: Path | None = None) -> list[dict]:
     """The records a task evaluates, read from ``data_dir`` or from its ``ambi://`` source. Raises
     :class:`NoRecords` with the release's reason when a converted release has no rows for the task."""
     from ambi_plugin.benchmarks.release import read_report
-    from ambi_plugin.lmms.datasets import absent_reason, source_root
+    from ambi_plugin.data.sources import absent_reason, source_root
 
     name = info.config.get("dataset_name") or info.name
     root = Path(data_dir) if data_dir else source_root(str(info.config.get("dataset_path")))

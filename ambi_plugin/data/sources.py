@@ -36,18 +36,26 @@ import contextlib
 import gc
 import hashlib
 import json
-import math
 import os
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 
 from filelock import FileLock
 
-from ambi_plugin.benchmarks.release import REPORT_FILE
 from ambi_plugin.core.schema import RecordError, iter_images, read_records, write_records
 from ambi_plugin.core.scoring import slug
+from ambi_plugin.data.no_records import (  # noqa: F401 - re-exported: the names the old ambi_plugin.lmms.datasets had
+    LOADED,
+    NO_RECORDS,
+    NO_RECORDS_ID,
+    SKIPPED,
+    absent_reason,
+    data_summary,
+    mark_tasks_without_records,
+    no_records_reason,
+    skipped_stand_in,
+)
 from ambi_plugin.paths import cache_dir
 
 SCHEME = "ambi://"
@@ -145,7 +153,7 @@ def _usable(root: Path, name: str, *, configured: Path | None = None) -> Path:
     root = Path(root)
     if root.is_dir() and (read_report(root) is not None or any(root.glob("*.jsonl"))):
         return root
-    from ambi_plugin.benchmarks.status import expected_layout
+    from ambi_plugin.data.status import expected_layout
 
     where = configured if configured is not None else root
     found = sorted(p.name for p in where.iterdir())[:5] if where.is_dir() else []
@@ -251,22 +259,9 @@ def check_loadable(records: list[dict], src: Path, root: Path) -> None:
                 )
 
 
-def _count_rows(src: Path) -> int:
-    with src.open(encoding="utf-8") as fh:
-        return sum(1 for line in fh if line.strip())
-
-
 def _holds_no_rows(src: Path) -> bool:
     with src.open(encoding="utf-8") as fh:
         return not any(line.strip() for line in fh)
-
-
-def absent_reason(report: dict, name: str) -> str:
-    """Why a converted release has no records ``name`` (the loader's reason, else a generic one)."""
-    return (report.get("absent") or {}).get(name) or (
-        f"the release read from {report.get('source')} gives no rows for it "
-        f"({report.get('skipped_total', 0)} rows of the release were skipped as bad: see {REPORT_FILE})"
-    )
 
 
 def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
@@ -359,138 +354,6 @@ def skip_task(task: str, dataset_path: str, name: str, reason: str) -> None:
         NO_RECORDS[(dataset_path, name)] = f"preflight failed: {reason}"
 
 
-def skipped_stand_in(dataset_path: str, name: str) -> Path | None:
-    """The stand-in file of a task skipped by the preflight, None for every other task."""
-    reason = NO_RECORDS.get((dataset_path, name)) if SKIPPED else None
-    if reason is None or not reason.startswith("preflight failed: "):
-        return None
-    out_dir = cache_dir() / "harness"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    out = out_dir / f"skipped-{hashlib.sha256(f'{dataset_path}|{name}|{reason}'.encode()).hexdigest()[:16]}.jsonl"
-    if not out.exists():
-        rec = {"id": NO_RECORDS_ID, "no_records": reason}
-        row = {"id": NO_RECORDS_ID, "task_type": "none", "category": "none", "record": json.dumps(rec)}
-        tmp = out.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(row) + "\n", encoding="utf-8")
-        os.replace(tmp, out)
-    return out
-
-
-# task -> why its preflight failed (AMBI_SKIP_MISSING=1: it runs on zero rows and reports NaN)
-SKIPPED: dict[str, str] = {}
-# (dataset_path, dataset_name) -> the folder its records came from, for the results JSON's data section
-LOADED: dict[tuple[str, str], Path] = {}
-# (dataset_path, dataset_name) -> why the release has no rows for it (its tasks run on zero rows)
-NO_RECORDS: dict[tuple[str, str], str] = {}
-NO_RECORDS_ID = "ambi-no-records"
-_WRAPPED = "__ambi_plugin_wrapped__"
-
-
-def _key(cfg: dict) -> tuple[str, str]:
-    return (str(cfg.get("dataset_path", "")), str(cfg.get("dataset_name", "")))
-
-
-def no_records_reason(task) -> str | None:
-    """Why an lmms-eval task of ours has no records in its release (None: it has records, or is not ours)."""
-    if not NO_RECORDS:  # the usual case; this runs for every doc
-        return None
-    cfg = getattr(task, "config", None)
-    key = (str(getattr(cfg, "dataset_path", "") or ""), str(getattr(cfg, "dataset_name", "") or ""))
-    return NO_RECORDS.get(key)
-
-
-def _no_documents(task) -> None:
-    """``build_all_requests`` of a task without records: drop the stand-in row, make no request."""
-    split = task.config.test_split or "test"
-    for attr in ("dataset", "dataset_no_image"):
-        data = getattr(task, attr, None)
-        if data is not None and split in data:
-            data[split] = data[split].select([])
-    task.task_docs = task.dataset[split]
-    task._instances = []
-
-
-def patch_tasks_without_records() -> None:
-    """Wrap ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` (read once on the stand-in row when the task is
-    built) and ``build_all_requests`` (no request) for tasks whose release has no rows; others are untouched."""
-    import functools
-
-    from lmms_eval.api.task import ConfigurableTask
-
-    def wrap(name: str, instead) -> None:
-        original = getattr(ConfigurableTask, name)
-        if getattr(original, _WRAPPED, False):
-            return
-
-        @functools.wraps(original)
-        def method(self, *args, **kwargs):
-            if no_records_reason(self) is None:
-                return original(self, *args, **kwargs)
-            return instead(self)
-
-        setattr(method, _WRAPPED, True)
-        setattr(ConfigurableTask, name, method)
-
-    wrap("doc_to_text", lambda task: "")
-    wrap("doc_to_target", lambda task: "")
-    wrap("build_all_requests", _no_documents)
-
-
-def mark_tasks_without_records(results: dict) -> list[str]:
-    """Give every task that ran on zero rows (no records in its release) its declared metrics as NaN and zero
-    samples in an lmms-eval results dict (lmms-eval itself writes no metric for a task without documents).
-    Returns those tasks."""
-    tasks = []
-    for task, cfg in (results.get("configs") or {}).items():
-        if not isinstance(cfg, dict) or _key(cfg) not in NO_RECORDS:
-            continue
-        metrics = results.setdefault("results", {}).setdefault(task, {})
-        for entry in cfg.get("metric_list") or []:
-            if isinstance(entry, dict) and entry.get("metric"):
-                metrics.setdefault(f"{entry['metric']},none", math.nan)
-        if isinstance(results.get("n-samples"), dict):
-            results["n-samples"][task] = {"original": 0, "effective": 0}
-        tasks.append(task)
-    return tasks
-
-
-def data_summary(configs: dict) -> dict[str, dict]:
-    """Per task of ours that read a benchmark release: its source and the rows skipped (from the load report)."""
-    from ambi_plugin.benchmarks.release import UNASSIGNED, LoadReport, read_report
-
-    out: dict[str, dict] = {}
-    for task, cfg in (configs or {}).items():
-        if not isinstance(cfg, dict):
-            continue
-        key = _key(cfg)
-        root = LOADED.get(key)
-        if root is None:
-            continue
-        report = read_report(root)
-        if report is None:
-            out[task] = {"source": str(root), "load_report": None}
-            continue
-        rows = [s for s in report.get("skipped", []) if s.get("task") == task or task in (s.get("also") or ())]
-        src = root / f"{key[1]}.jsonl"
-        out[task] = {
-            "source": report.get("source"),
-            "records": 0 if key in NO_RECORDS or not src.is_file() else _count_rows(src),
-            "skipped": len(rows),
-            "skipped_by_reason": dict(sorted(Counter(LoadReport.reason_key(s["reason"]) for s in rows).items())),
-            "benchmark_skipped_total": report.get("skipped_total", 0),
-            "benchmark_skipped_unassigned": (report.get("skipped_by_task") or {}).get(UNASSIGNED, 0),
-        }
-        if key in NO_RECORDS:
-            out[task]["no_records"] = NO_RECORDS[key]
-        if report.get("results_notes"):  # e.g. RCID's Hub copy: zero-shot on a subset of the paper's data
-            out[task]["benchmark_notes"] = list(report["results_notes"])
-        if report.get("identity"):  # rows read = items loaded + skipped (by reason) + merged duplicates
-            out[task]["benchmark_release"] = report["identity"]
-        if report.get("flagged"):
-            out[task]["benchmark_flagged"] = {what: len(ids) for what, ids in report["flagged"].items()}
-    return out
-
-
 __all__ = [
     "NO_RECORDS",
     "DatasetSpecError",
@@ -499,7 +362,6 @@ __all__ = [
     "harness_rows",
     "mark_tasks_without_records",
     "no_records_reason",
-    "patch_tasks_without_records",
     "resolve_jsonl",
     "source_root",
 ]

@@ -135,7 +135,7 @@ def probe(benchmark: str) -> Usability:
     """Resolve the benchmark's records as a run would (a release is converted once and cached) and count the rows
     per task. Local only: offline, a Hub copy that is not in the HF cache is not fetched."""
     from ambi_plugin.benchmarks.release import read_report
-    from ambi_plugin.lmms.datasets import SCHEME, absent_reason, source_root
+    from ambi_plugin.data.sources import SCHEME, absent_reason, source_root
     from ambi_plugin.taskindex import index
 
     saved = os.environ.get("HF_HUB_OFFLINE")

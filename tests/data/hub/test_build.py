@@ -142,7 +142,7 @@ def test_protocol_material_is_recorded(data_root):
 
 
 def test_tasks_read_the_built_copy_through_the_data_root(data_root, sources, monkeypatch):
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     monkeypatch.setenv("AMBI_DATA_ROOT", str(data_root))
     monkeypatch.delenv("AMBI_AMBIBENCH_DIR", raising=False)
@@ -167,7 +167,7 @@ def test_tasks_read_the_built_copy_through_the_data_root(data_root, sources, mon
 
 
 def test_ambi_data_shows_the_built_copies(data_root, monkeypatch):
-    from ambi_plugin.benchmarks.status import report_lines
+    from ambi_plugin.data.status import report_lines
 
     monkeypatch.setenv("AMBI_DATA_ROOT", str(data_root))
     monkeypatch.delenv("AMBI_AMBIBENCH_DIR", raising=False)
@@ -181,7 +181,7 @@ def test_the_config_files_data_root_finds_the_built_copies(data_root, tmp_path, 
     """``data_root:`` in the ambi config file is the same setting as ``$AMBI_DATA_ROOT``; the variable wins."""
     from ambi_plugin.data.hub.built import built_copy
     from ambi_plugin.data.hub.built import data_root as configured_root
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     config = tmp_path / "config.yaml"
     config.write_text(f"data_root: {data_root}\n")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.replayfile import write_reference_predictions
 from ambi_plugin.report import task_metrics
 
 pytestmark = pytest.mark.e2e
@@ -36,7 +36,7 @@ def test_tasks_run_from_the_data_root(data_root, tmp_path, monkeypatch, lmms_eva
 def test_without_the_data_root_there_is_no_copy_here(tmp_path, monkeypatch):
     """What makes the run above prove the data root: offline, no other copy of AmbiBench is reachable."""
     from ambi_plugin.benchmarks.hub import DataUnavailableError
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     monkeypatch.delenv("AMBI_DATA_ROOT", raising=False)
     monkeypatch.delenv("AMBI_AMBIBENCH_DIR", raising=False)
