@@ -3,7 +3,8 @@
 An entry says how to read the benchmark's sources into a canonical folder (``<records>.jsonl`` + media, the schema
 of :mod:`ambi_plugin.core.schema`), which categories are known, which split and config each records file goes to,
 and which card (``hf_dataset_cards/<card>``) describes it. Everything else (typed features, checks, card metadata,
-the upload) is generic. A new benchmark plugs in with one :func:`register` call (see ``docs/datasets.md``).
+the upload: :mod:`ambi_plugin.data.hub`) is generic and looks entries up here, never a benchmark by name. A new
+benchmark plugs in with one :func:`register` call (see ``docs/datasets.md``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,14 @@ def get(name: str) -> BenchmarkEntry:
     if name not in REGISTRY:
         raise KeyError(f"unknown benchmark {name!r}; expected one of {', '.join(sorted(REGISTRY))}")
     return REGISTRY[name]
+
+
+def draw_region(image, region: list[float]):
+    """The green box ``ambi build`` draws on a region record whose source did not draw one (an entry without
+    ``region_style``): AmbiBench's colour and line width. Returns (image, region_style)."""
+    from ambi_plugin.benchmarks.ambibench import draw_region as draw
+
+    return draw(image, region)
 
 
 # ----------------------------------------------------------------------------- the entries
@@ -185,4 +194,4 @@ register(BenchmarkEntry("viabench", _viabench, _viabench_categories, _viabench_p
 register(BenchmarkEntry("rcid", _rcid, lambda: ("contrast", "stripe", "filter"), record_split=_rcid_split))
 
 
-__all__ = ["BenchmarkEntry", "REGISTRY", "get", "register", "test_split"]
+__all__ = ["BenchmarkEntry", "REGISTRY", "draw_region", "get", "register", "test_split"]

@@ -324,9 +324,9 @@ def materialize_from_hub(source: str | None = None, *, revision: str | None = No
 
     source = source or os.environ.get("AMBI_AMBIBENCH_HUB")
     if source and (Path(source).expanduser() / "build_info.json").is_file():
-        from ambi_plugin.benchmarks.ambibench.hub import materialize  # our own published layout (parquet)
+        from ambi_plugin.benchmarks.built import materialize_built  # our own published layout (parquet)
 
-        return materialize(source, revision=revision)
+        return materialize_built(source, revision=revision)
     return from_release(source, revision=revision)
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ambi_plugin.paths import replace_dir_atomically
 from ambi_plugin.synth.color import NEAR_DISTANCE, contrast_question, make_contrast, make_stripe
 from ambi_plugin.synth.common import BuildContext
 from ambi_plugin.synth.filter import SCENES, TRUE_COLORS, filter_question, make_filter
-from ambi_plugin.paths import replace_dir_atomically
 
 from . import prompts as P
 from .records import RcidItem, write_copy

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.benchmarks.built import BUILD_INFO, read_build_info
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, get
 from ambi_plugin.data.hub.checks import check_record
 from ambi_plugin.data.hub.features import SCHEMA_VERSION, features, row_of
-from ambi_plugin.data.hub.registry import BenchmarkEntry, get
 
-BUILD_INFO = "build_info.json"
 BATCH_ROWS = 64
 BATCH_BYTES = 64 << 20
 SHARD_BYTES = 400 << 20
@@ -147,7 +147,7 @@ def _with_region_drawn(rec: dict, checked, entry: BenchmarkEntry) -> dict:
         return {**rec, "region_style": entry.region_style()}
     from PIL import Image
 
-    from ambi_plugin.benchmarks.ambibench import draw_region
+    from ambi_plugin.benchmarks.registry import draw_region
 
     src = rec["image"] if isinstance(rec["image"], str) else rec["image"][0]
     with Image.open(io.BytesIO(checked.media[src])) as im:
@@ -315,13 +315,6 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
 
     replace_dir_atomically(out, write)
     return result
-
-
-def read_build_info(folder: str | Path) -> dict:
-    path = Path(folder) / BUILD_INFO
-    if not path.is_file():
-        raise FileNotFoundError(f"{folder}: not a built benchmark (no {BUILD_INFO}); make one with ambi build")
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 __all__ = ["BUILD_INFO", "BuildError", "BuildResult", "build", "read_build_info"]

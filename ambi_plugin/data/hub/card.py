@@ -8,7 +8,7 @@ sizes) from what was built, and appends a generated table: each config, its spli
 
 from __future__ import annotations
 
-from ambi_plugin.data.hub.registry import BenchmarkEntry
+from ambi_plugin.benchmarks.registry import BenchmarkEntry
 
 ALL_CONFIG = "all"
 REQUIRED_METADATA = ("license", "task_categories", "pretty_name")

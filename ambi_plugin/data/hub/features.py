@@ -16,9 +16,9 @@ answers, boxes, views, and what the protocol needs materialised at build time:
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+from ambi_plugin.benchmarks.built import safe_relative
 from ambi_plugin.core.schema import TASK_TYPES
 
 SCHEMA_VERSION = 1
@@ -119,14 +119,6 @@ def row_of(rec: dict, records: str, image_bytes: dict[str, bytes], video: bytes 
         "source_answer_index": rec.get("source_answer_index"),
         "record": json.dumps(rec, ensure_ascii=False, sort_keys=True),
     }
-
-
-def safe_relative(rel: str, where: str) -> Path:
-    """A media path from a row, refused when it would leave the dataset folder."""
-    path = Path(rel)
-    if path.is_absolute() or ".." in path.parts:
-        raise ValueError(f"{where}: media path {rel!r} must be relative to the dataset folder")
-    return path
 
 
 __all__ = ["SCHEMA_VERSION", "features", "media_paths", "row_of", "safe_relative"]

@@ -1,4 +1,5 @@
-"""AmbiBench in the layout ambi-plugin publishes, and reading it back: thin wrappers over :mod:`ambi_plugin.data.hub`.
+"""AmbiBench in the layout ambi-plugin publishes, and reading it back: thin wrappers over :mod:`ambi_plugin.data.hub`
+(building) and :mod:`ambi_plugin.benchmarks.built` (reading back).
 
 The published layout is the generic built folder of ``ambi build ambibench`` (the card as ``README.md``,
 ``data/<records>/test-*.parquet`` with typed columns and the canonical record as JSON, ``build_info.json``);
@@ -22,7 +23,7 @@ def write_hub_layout(canonical: str | Path, out: str | Path) -> Path:
 def materialize(source: str | Path, *, revision: str | None = None) -> Path:
     """The canonical folder of a copy published in this layout (a local folder or a Hub repo id). Offline and
     uncached: an error that says what to do."""
-    from ambi_plugin.data.hub.built import materialize_built
+    from ambi_plugin.benchmarks.built import materialize_built
 
     return materialize_built(source, revision=revision)
 

@@ -8,38 +8,12 @@ the built configs, list no config whose data files match nothing, and carry the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
+from ambi_plugin.benchmarks.built import iter_rows, parquet_files, read_build_info
 from ambi_plugin.data.hub.checks import check_record
 
 REQUIRED_COLUMNS = ("id", "records", "benchmark", "category", "task_type", "images", "video", "record")
-
-
-def parquet_files(folder: Path) -> list[Path]:
-    return sorted((folder / "data").rglob("*.parquet"))
-
-
-def iter_rows(path: Path, batch: int = 32) -> Iterator[dict]:
-    """Rows of one parquet file, images as {bytes, path}, class labels as names."""
-    import pyarrow.parquet as pq
-
-    pf = pq.ParquetFile(str(path))
-    names = _class_names(pf.schema_arrow)
-    for rb in pf.iter_batches(batch_size=batch):
-        for row in rb.to_pylist():
-            for col, labels in names.items():
-                if isinstance(row.get(col), int) and 0 <= row[col] < len(labels):
-                    row[col] = labels[row[col]]
-            yield row
-
-
-def _class_names(schema) -> dict[str, list[str]]:
-    meta = (schema.metadata or {}).get(b"huggingface")
-    if not meta:
-        return {}
-    feats = json.loads(meta).get("info", {}).get("features", {})
-    return {k: v["names"] for k, v in feats.items() if isinstance(v, dict) and v.get("_type") == "ClassLabel"}
 
 
 def _check_card(folder: Path, configs: set[str]) -> list[str]:
@@ -84,8 +58,7 @@ def _configs_without_rows(folder: Path, card: Path, configs: list) -> list[str]:
 
 def validate_folder(folder: str | Path) -> list[str]:
     """Every problem of a built folder (empty = valid)."""
-    from ambi_plugin.data.hub.build import read_build_info
-    from ambi_plugin.data.hub.registry import REGISTRY
+    from ambi_plugin.benchmarks.registry import REGISTRY
 
     folder = Path(folder)
     try:
