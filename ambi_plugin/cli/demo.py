@@ -65,7 +65,7 @@ def offline_env() -> dict[str, str]:
 def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     from ambi_plugin.data.synth import DEFAULT_N, ensure_suite
     from ambi_plugin.lmms.cli_run import lmms_eval_argv, run_lmms_eval
-    from ambi_plugin.report import format_results_table, task_metrics
+    from ambi_plugin.reports.results import format_results_table, task_metrics
     from ambi_plugin.taskindex import index
 
     t0 = time.time()

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report.summary())
             print(f"random-choice baseline: {100 * random_baseline(report.records):.2f}% over {len(report.records)}")
         elif args.command == "runs":
-            from ambi_plugin.benchmarks.viabench.runs import summarize
+            from ambi_plugin.reports.viabench_runs import summarize
 
             out = summarize(args.results)
             print(f"{out['runs']} run(s)\n{out['text']}")

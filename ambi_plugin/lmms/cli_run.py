@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.redact import redact, secret_values
-from ambi_plugin.report import find_results_json
+from ambi_plugin.reports.results import find_results_json
 
 
 def lmms_eval_argv() -> list[str]:

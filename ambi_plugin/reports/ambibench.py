@@ -106,7 +106,7 @@ def paper_avg(values: Sequence[float | None]) -> float:
 
 
 def task_metric_values(results: Mapping) -> dict[str, dict[str, float]]:
-    from ambi_plugin.report import task_metrics
+    from ambi_plugin.reports.results import task_metrics
 
     return task_metrics(dict(results))
 

@@ -411,7 +411,7 @@ def score_answers(
     progress: bool = True,
 ) -> ScoreReport:
     """Score every answer set of ``answers`` on ``task`` and format the paper's tables."""
-    from ambi_plugin.paper_tables import paper_tables
+    from ambi_plugin.reports.paper_tables import paper_tables
 
     if protocol not in ("rule", "llm"):
         raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
@@ -477,7 +477,7 @@ def score_answers(
     if vote:
         settings[vote_name] = "majority vote"
     if kind in (GENERIC, VIABENCH):
-        from ambi_plugin.paper_tables import markdown
+        from ambi_plugin.reports.paper_tables import markdown
 
         names = list(dict.fromkeys(n for v in values.values() for n in v))
         what = "VIA-Bench Match and Judge, every metric" if kind == VIABENCH else "every metric"
@@ -531,8 +531,8 @@ def _score_column(recs, got, *, kind, protocol, task, overrides, judge, progress
 
 def tables_from_results(results: Mapping[str, Any]) -> str:
     """The paper tables of every IllusionBench / IllusionVQA task in an lmms-eval results JSON."""
-    from ambi_plugin.paper_tables import paper_tables
-    from ambi_plugin.report import task_metrics
+    from ambi_plugin.reports.paper_tables import paper_tables
+    from ambi_plugin.reports.results import task_metrics
     from ambi_plugin.taskindex import index
 
     idx = index()

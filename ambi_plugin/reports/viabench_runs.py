@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ambi_plugin.benchmarks.viabench import spec as S
 from ambi_plugin.core.metrics import mean_and_std
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.reports.results import find_results_json, task_metrics
 
 PREFIX = "ambi_viabench_"
 
