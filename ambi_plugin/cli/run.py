@@ -21,14 +21,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_lmms_eval(args: argparse.Namespace) -> int:
-    from ambi_plugin.lmms.discovery import install_hooks
+    from ambi_plugin.lmms.cli_run import lmms_eval_cli
 
-    install_hooks()
-    from lmms_eval.cli.dispatch import main as lmms_main
-
-    sys.argv = ["lmms-eval", *args.rest]
-    lmms_main()
-    return 0
+    return lmms_eval_cli(args.rest)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:

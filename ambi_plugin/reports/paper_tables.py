@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
@@ -147,3 +148,29 @@ def paper_tables(
             out.append(description_summary(values, "desc_score" + sfx))
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def tables_from_results(results: Mapping[str, Any]) -> str:
+    """The paper tables of every IllusionBench / IllusionVQA task in an lmms-eval results JSON."""
+    from ambi_plugin.reports.answers import ScoreError
+    from ambi_plugin.reports.results import task_metrics
+    from ambi_plugin.taskindex import index
+
+    idx = index()
+    parts = []
+    column = str(results.get("model_name") or (results.get("config") or {}).get("model") or "results")
+    for task, metrics in sorted(task_metrics(results).items()):
+        info = idx.get(task)
+        meta = (info.config.get("metadata") or {}) if info else {}
+        kind = meta.get("paper_table")
+        if not kind:
+            continue
+        protocols = ("rule", "llm") if any(k.endswith("_llm") for k in metrics) else ("rule",)
+        parts.append(f"## {task}\n")
+        parts.append(
+            paper_tables(kind, {column: metrics}, prompt_type=str(meta.get("prompt_type", "")), protocols=protocols)
+        )
+        parts.append("")
+    if not parts:
+        raise ScoreError("the results JSON holds no IllusionBench or IllusionVQA task of ours")
+    return "\n".join(parts).rstrip()
