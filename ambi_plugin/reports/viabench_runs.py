@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 from ambi_plugin.benchmarks.viabench import spec as S
-from ambi_plugin.core.metrics import mean_and_std
+from ambi_plugin.reports.stats import mean_std
 from ambi_plugin.reports.results import find_results_json, task_metrics
 
 PREFIX = "ambi_viabench_"
@@ -41,7 +41,7 @@ def aggregate_runs(runs: list[dict[str, dict[str, float]]]) -> dict[str, dict[st
         for metric in metrics:
             vals = [run[task][metric] for run in runs if metric in run.get(task, {})]
             vals = [v for v in vals if not math.isnan(v)]
-            mean, std = mean_and_std(vals)
+            mean, std = mean_std(vals)
             out.setdefault(task, {})[metric] = {"mean": mean, "std": std, "n": float(len(vals))}
     return out
 
