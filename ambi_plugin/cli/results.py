@@ -10,52 +10,23 @@ from pathlib import Path
 
 from ambi_plugin.cli.common import judge_from_arg as _judge_from_arg
 
-RESULTS_EXPECTED = (
-    "expected the results JSON lmms-eval writes (<output_path>/.../<date>_results.json) or the output folder "
-    "holding it; per-item samples (*.jsonl) are not results: re-score them with 'ambi score'"
-)
-
 
 def _cmd_results_table(args: argparse.Namespace) -> int:
-    from ambi_plugin.reports.results import find_results_json, format_results_table
+    from ambi_plugin.lmms.unparsed import format_examples
+    from ambi_plugin.reports.results import results_sections
 
-    path = find_results_json(Path(args.path))
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ValueError(f"{path} is not a JSON file: {RESULTS_EXPECTED}") from None
-    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
-        raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
-    from ambi_plugin.reports.results import format_run_header
-
-    header = format_run_header(results)
-    if header:
-        print(header + "\n")
-    print(format_results_table(results))
-    unread = (results.get("ambi_plugin") or {}).get("unparsed")
-    if isinstance(unread, dict) and unread and "error" not in unread:
-        from ambi_plugin.lmms.unparsed import format_examples
-
-        print("\nUnparsed answers (the model's style is not read; full list: the results JSON's ambi_plugin.unparsed):")
-        print(format_examples(unread))
-    from ambi_plugin.reports.ambibench import format_tables as ambibench_tables
-
-    extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
-    if extra:
-        print("\n" + extra)
+    for section in results_sections(args.path, unparsed_examples=format_examples):
+        print(section)
     return 0
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from ambi_plugin.reports.rescore import score_answers, tables_from_results
+    from ambi_plugin.reports.rescore import score_answers
 
     if args.results:
-        from ambi_plugin.core.inputfiles import named_input
-        from ambi_plugin.reports.results import find_results_json
+        from ambi_plugin.reports.paper_tables import paper_tables_of_results
 
-        path = find_results_json(Path(args.results))
-        with named_input(path, "results JSON"):
-            print(tables_from_results(json.loads(path.read_text(encoding="utf-8"))))
+        print(paper_tables_of_results(args.results))
         return 0
     if not (args.task and args.answers):
         raise ValueError("ambi score needs --task and --answers (or --results PATH)")

@@ -21,8 +21,10 @@ prints them in the compact form of ``ambi score``: answer sets as columns (Illus
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks import illusionvqa as IV
@@ -197,3 +199,13 @@ def tables_from_results(results: Mapping[str, Any]) -> str:
     if not parts:
         raise ScoreError("the results JSON holds no IllusionBench or IllusionVQA task of ours")
     return "\n".join(parts).rstrip()
+
+
+def paper_tables_of_results(path: str | Path) -> str:
+    """``ambi score --results``: the paper tables of the results JSON found at ``path`` (a file or an output folder)."""
+    from ambi_plugin.core.inputfiles import named_input
+    from ambi_plugin.reports.results import find_results_json
+
+    path = find_results_json(Path(path))
+    with named_input(path, "results JSON"):
+        return tables_from_results(json.loads(path.read_text(encoding="utf-8")))

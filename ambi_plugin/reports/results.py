@@ -1,9 +1,19 @@
-"""Read lmms-eval results JSON files and print paper-ready tables."""
+"""Read lmms-eval results JSON files: the one place a results JSON is found (:func:`find_results_json`) and read into
+``{task: {metric: value}}`` (:func:`task_metrics`), for every report route: ``ambi results`` (:func:`results_sections`),
+``ambi score --results`` (:func:`ambi_plugin.reports.paper_tables.paper_tables_of_results`) and ``ambi report``
+(:func:`ambi_plugin.reports.build_report`, through :mod:`ambi_plugin.reports.runs`)."""
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+RESULTS_EXPECTED = (
+    "expected the results JSON lmms-eval writes (<output_path>/.../<date>_results.json) or the output folder "
+    "holding it; per-item samples (*.jsonl) are not results: re-score them with 'ambi score'"
+)
 
 
 def find_results_json(path: Path) -> Path:
@@ -74,3 +84,34 @@ def format_run_header(results: dict) -> str:
         first = (info.get("items") or [{}])[0]
         lines.append(f"item errors: {task}: {info.get('count')} (first: id {first.get('id')}: {first.get('reason')})")
     return "\n".join(lines)
+
+
+def read_results(path: str | Path) -> tuple[Path, dict]:
+    """(the results JSON found at ``path``, its content), checked to be lmms-eval's results (a ``results`` table)."""
+    path = find_results_json(Path(path))
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError(f"{path} is not a JSON file: {RESULTS_EXPECTED}") from None
+    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+        raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
+    return path, results
+
+
+def results_sections(path: str | Path, *, unparsed_examples: Callable[[dict], str] | None = None) -> Iterator[str]:
+    """``ambi results``, a section at a time: what ran, every task and metric, the unread answers (formatted by the
+    harness adapter's ``unparsed_examples``), and AmbiBench's tables in the paper's columns when AmbiBench ran."""
+    _path, results = read_results(path)
+    header = format_run_header(results)
+    if header:
+        yield header + "\n"
+    yield format_results_table(results)
+    unread = (results.get("ambi_plugin") or {}).get("unparsed")
+    if unparsed_examples is not None and isinstance(unread, dict) and unread and "error" not in unread:
+        yield "\nUnparsed answers (the model's style is not read; full list: the results JSON's ambi_plugin.unparsed):"
+        yield unparsed_examples(unread)
+    from ambi_plugin.reports.ambibench import format_tables as ambibench_tables
+
+    extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
+    if extra:
+        yield "\n" + extra

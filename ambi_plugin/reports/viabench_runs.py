@@ -14,8 +14,8 @@ import math
 from pathlib import Path
 
 from ambi_plugin.benchmarks.viabench import spec as S
-from ambi_plugin.reports.stats import mean_std
 from ambi_plugin.reports.results import find_results_json, task_metrics
+from ambi_plugin.reports.stats import mean_std
 
 PREFIX = "ambi_viabench_"
 
