@@ -1,4 +1,4 @@
-"""``python -m ambi_plugin.benchmarks.viabench`` (also ``ambi viabench``): import, baseline, runs."""
+"""``ambi viabench`` (also ``python -m ambi_plugin.benchmarks.viabench``, deprecated): import, baseline, runs."""
 
 from __future__ import annotations
 

@@ -12,3 +12,6 @@ warnings.warn(
     stacklevel=2,
 )
 sys.modules[__name__] = _moved
+
+if __name__ == "__main__":  # ``python -m ambi_plugin.benchmarks.viabench`` still runs ``ambi viabench``
+    raise SystemExit(_moved.main())
