@@ -77,6 +77,8 @@ def category_table(agg: dict[str, dict[str, dict[str, float]]]) -> dict[str, dic
 def _cell(stats: dict | None) -> str:
     if not stats or not stats["n"]:
         return "-"
+    if math.isnan(stats["std"]):  # one run: no standard deviation (as in ambi report)
+        return f"{100 * stats['mean']:.2f}"
     return f"{100 * stats['mean']:.2f} ± {100 * stats['std']:.2f}"
 
 
