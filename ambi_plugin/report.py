@@ -1,76 +1,14 @@
-"""Read lmms-eval results JSON files and print paper-ready tables."""
+"""Deprecated alias: moved to :mod:`ambi_plugin.reports.results` (kept for one release)."""
 
-from __future__ import annotations
+import sys
+import warnings
 
-import math
-from pathlib import Path
+from ambi_plugin.reports import results as _moved
 
-
-def find_results_json(path: Path) -> Path:
-    """A results JSON itself, or the newest ``*_results.json`` below an lmms-eval output folder."""
-    path = Path(path)
-    if path.is_file():
-        return path
-    found = sorted(path.rglob("*results*.json"), key=lambda p: p.stat().st_mtime)
-    if not found:
-        raise FileNotFoundError(f"no lmms-eval results JSON below {path}")
-    return found[-1]
-
-
-def task_metrics(results: dict) -> dict[str, dict[str, float]]:
-    """{task: {metric: value}} from an lmms-eval results JSON, filter suffix and stderr dropped."""
-    out: dict[str, dict[str, float]] = {}
-    for task, vals in (results.get("results") or {}).items():
-        row = {}
-        for key, val in vals.items():
-            if "," not in key or "_stderr" in key:
-                continue
-            metric = key.split(",", 1)[0]
-            if isinstance(val, (int, float)):
-                row[metric] = float(val)
-        if row:
-            out[task] = row
-    return out
-
-
-def _fmt(v: float) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
-
-
-def format_results_table(results: dict) -> str:
-    """A Markdown table: one row per task and metric."""
-    rows = [("task", "metric", "value")]
-    for task, metrics in sorted(task_metrics(results).items()):
-        for metric, val in metrics.items():
-            rows.append((task, metric, _fmt(val)))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
-    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(lines)
-
-
-def format_run_header(results: dict) -> str:
-    """What ran: the model and its arguments, items per task, a warning when ``--limit`` cut the tasks short, and the
-    tasks skipped by the preflight or with item errors."""
-    config = results.get("config") or {}
-    lines = []
-    if config.get("model"):
-        args = config.get("model_args")
-        lines.append(f"model: {config['model']}" + (f" ({args})" if args else ""))
-    samples = results.get("n-samples") or {}
-    counts = {t: (v or {}).get("effective") for t, v in sorted(samples.items()) if isinstance(v, dict)}
-    if counts:
-        lines.append("items per task: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
-    limit = config.get("limit")
-    if limit not in (None, "", 0):
-        lines.append(
-            f"WARNING: this run used --limit {limit}: each task ran on at most {limit} items, so the numbers are not "
-            "the benchmark's and cannot be compared with the papers"
-        )
-    section = results.get("ambi_plugin") or {}
-    for task, why in (section.get("skipped") or {}).items():
-        lines.append(f"skipped (NaN): {task}: {why}")
-    for task, info in (section.get("item_errors") or {}).items():
-        first = (info.get("items") or [{}])[0]
-        lines.append(f"item errors: {task}: {info.get('count')} (first: id {first.get('id')}: {first.get('reason')})")
-    return "\n".join(lines)
+__deprecated_alias__ = "ambi_plugin.reports.results"
+warnings.warn(
+    "ambi_plugin.report moved to ambi_plugin.reports.results; the old path goes in the next release",
+    FutureWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = _moved

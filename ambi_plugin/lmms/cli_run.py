@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.redact import redact, secret_values
-from ambi_plugin.report import find_results_json
+from ambi_plugin.reports.results import find_results_json
 
 
 def lmms_eval_argv() -> list[str]:
@@ -165,3 +165,15 @@ def replay_args(predictions: Path | str, tasks: str, *extra: str) -> list[str]:
     """Arguments of an ``ambi_replay`` run over ``tasks`` with logged samples."""
     return ["--model", "ambi_replay", "--model_args", f"predictions={predictions}", "--tasks", tasks,
             "--batch_size", "1", "--log_samples", *extra]  # fmt: skip
+
+
+def lmms_eval_cli(rest: list[str]) -> int:
+    """``ambi lmms-eval ...``: lmms-eval's own CLI in this process, with our hooks installed."""
+    from ambi_plugin.lmms.discovery import install_hooks
+
+    install_hooks()
+    from lmms_eval.cli.dispatch import main as lmms_main
+
+    sys.argv = ["lmms-eval", *rest]
+    lmms_main()
+    return 0

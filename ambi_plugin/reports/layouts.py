@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
-from ambi_plugin.benchmarks.ambibench import tables as AT
 from ambi_plugin.core.scoring import slug
+from ambi_plugin.reports import ambibench as AT
 
 Source = tuple["str | None", str]
 

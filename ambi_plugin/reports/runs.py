@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.core.inputfiles import named_input
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 
 class ReportError(ValueError):

@@ -23,6 +23,25 @@ def test_mean_std_is_the_sample_std():
     assert S.mean_std([1.0, float("nan"), 3.0]) == (2.0, pytest.approx(math.sqrt(2)))
 
 
+def test_mean_std_of_one_value_is_nan_and_of_two_the_sample_std():
+    """The standard deviation of a single value is undefined: NaN (not 0.0); two values give the sample std."""
+    m, s = S.mean_std([0.4])
+    assert m == 0.4 and math.isnan(s)
+    m, s = S.mean_std([0.2, 0.6])
+    assert m == pytest.approx(0.4) and s == pytest.approx(statistics.stdev([0.2, 0.6]))
+
+
+def test_repeated_viabench_runs_use_the_reports_mean_std():
+    """``ambi viabench runs`` takes its mean +- std from :func:`ambi_plugin.reports.stats.mean_std`: one run, std NaN."""
+    from ambi_plugin.reports.viabench_runs import _cell, aggregate_runs
+
+    one = aggregate_runs([{"ambi_viabench_ci": {"acc_match": 0.5}}])["ambi_viabench_ci"]["acc_match"]
+    assert one["mean"] == 0.5 and math.isnan(one["std"]) and one["n"] == 1.0
+    assert _cell(one) == "50.00"  # no "± 0.00" for a single run
+    two = aggregate_runs([{"ambi_viabench_ci": {"acc_match": v}} for v in (0.2, 0.6)])["ambi_viabench_ci"]["acc_match"]
+    assert two["std"] == pytest.approx(statistics.stdev([0.2, 0.6])) and two["n"] == 2.0
+
+
 def test_welch_matches_scipy():
     got = S.welch_t_test(A, B)
     ref = sps.ttest_ind(A, B, equal_var=False)

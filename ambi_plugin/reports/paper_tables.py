@@ -13,16 +13,23 @@ answer set. Missing or NaN cells print as ``n/a``.
 ``illusionbench_mc``            Table III (accuracy), same columns
 ``illusionbench_description``   Table VI (mean score, same columns) and Table IV (mean +- std over items)
 ==============================  ==========================================================================
+
+Which metric is which row or column is laid out once, in :mod:`ambi_plugin.reports.layouts` (the layouts
+``iv_table_1``, ``iv_table_5``, ``iv_table_3``, ``ib_table_ii`` ... that ``ambi report`` renders too); this module
+prints them in the compact form of ``ambi score``: answer sets as columns (IllusionVQA) or rows (IllusionBench).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
-from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
 from ambi_plugin.core.scoring import slug
+from ambi_plugin.reports.layouts import PAPER_LAYOUTS, Column, Layout
 
 Values = Mapping[str, Mapping[str, float]]
 KINDS = (
@@ -32,6 +39,7 @@ KINDS = (
     "illusionbench_mc",
     "illusionbench_description",
 )
+LAYOUTS: dict[str, Layout] = {lay.key: lay for lay in PAPER_LAYOUTS}
 
 
 def _num(v: float | None, *, pct: bool = False, digits: int = 4) -> str:
@@ -48,62 +56,80 @@ def markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _metric(column: Column, suffix: str = "") -> str:
+    """The metric name of a layout column (``{s}``: the protocol's suffix, "" or "_llm")."""
+    return column.sources[0][1].format(s=suffix)
+
+
+def _count(counts: Mapping[str, int], metric: str) -> int | None:
+    """The record count of the class an ``acc_<class>`` column reads (None when not counted)."""
+    cls = next((c for c in IV.CATEGORIES if f"acc_{slug(c)}" == metric), None)
+    return None if cls is None else counts.get(cls)
+
+
 def comprehension_table(values: Values, counts: Mapping[str, int] | None = None) -> str:
-    """Table 1 / 8 layout: Class | # | one accuracy column (%) per answer set; Total; unparsed answers."""
+    """Table 1 / 8 layout (``iv_table_1``): Class | # | one accuracy column (%) per answer set; Total; unparsed."""
     cols = list(values)
     counts = counts or {}
+    *classes, total_col = LAYOUTS["iv_table_1"].columns
     rows = []
-    for cat in IV.CATEGORIES:
-        n = counts.get(cat)
+    for col in classes:
+        n = _count(counts, _metric(col))
         rows.append(
-            [IV.TITLES[cat], "" if n is None else str(n)]
-            + [_num(values[c].get(f"acc_{slug(cat)}"), pct=True) for c in cols]
+            [col.label, "" if n is None else str(n)] + [_num(values[c].get(_metric(col)), pct=True) for c in cols]
         )
-    total = sum(counts.get(cat, 0) for cat in IV.CATEGORIES) if counts else None
-    rows.append(["Total", "" if total is None else str(total)] + [_num(values[c].get("acc"), pct=True) for c in cols])
+    total = sum(_count(counts, _metric(col)) or 0 for col in classes) if counts else None
+    rows.append(
+        [total_col.label, "" if total is None else str(total)]
+        + [_num(values[c].get(_metric(total_col)), pct=True) for c in cols]
+    )
     if any("unparsed" in values[c] for c in cols):
         rows.append(["Unparsed answers", ""] + [str(values[c].get("unparsed", "")) for c in cols])
     return markdown(["Class", "#", *cols], rows)
 
 
 def question_type_table(values: Values, counts: Mapping[str, int] | None = None) -> str:
-    """Table 5's question types with their counts and each answer set's accuracy (%)."""
+    """Table 5's question types (``iv_table_5``) with their counts and each answer set's accuracy (%)."""
     cols = list(values)
     counts = counts or {}
     rows = []
-    for qt, title in IV.QUESTION_TYPE_TITLES.items():
-        n = counts.get(qt)
-        rows.append([title, "" if n is None else str(n)] + [_num(values[c].get(f"acc_{qt}"), pct=True) for c in cols])
+    for col in LAYOUTS["iv_table_5"].columns:
+        n = counts.get(_metric(col).removeprefix("acc_"))
+        rows.append(
+            [col.label, "" if n is None else str(n)] + [_num(values[c].get(_metric(col)), pct=True) for c in cols]
+        )
     return markdown(["Question type", "Count", *cols], rows)
 
 
 def soft_localization_table(values: Values, prompt_type: str | Mapping[str, str] = "") -> str:
-    """Table 3 layout: answer set | prompt type | accuracy (%); ``prompt_type`` one for all, or per answer set."""
+    """Table 3 layout (``iv_table_3``): answer set | prompt type | accuracy (%); ``prompt_type`` one for all, or
+    per answer set."""
+    (acc,) = LAYOUTS["iv_table_3"].columns
     rows = []
     for col, vals in values.items():
         pt = prompt_type.get(col, "") if isinstance(prompt_type, Mapping) else prompt_type
-        row = [col, pt, _num(vals.get("acc"), pct=True)]
+        row = [col, pt, _num(vals.get(_metric(acc)), pct=True)]
         if "unparsed" in vals:
             row.append(str(vals["unparsed"]))
         rows.append(row)
-    header = ["VLM", "Prompt Type", "Accuracy"] + (["Unparsed"] if rows and len(rows[0]) == 4 else [])
+    header = ["VLM", "Prompt Type", acc.label] + (["Unparsed"] if rows and len(rows[0]) == 4 else [])
     return markdown(header, rows)
 
 
-def illusionbench_table(values: Values, base: str, *, digits: int = 4) -> str:
-    """Tables II / III / V / VI layout: a row per answer set; P1-P5, Easy, Neutral, Hard, All."""
-    keys = [*IB.CATEGORIES, *IB.DIFFICULTIES]
-    header = ["VLMs", *(IB.TITLES[k] for k in keys), "All"]
+def illusionbench_table(values: Values, key: str, suffix: str = "", *, digits: int = 4) -> str:
+    """Tables II / III / V / VI layout (``ib_table_ii`` ...): a row per answer set; P1-P5, Easy, Neutral, Hard, All."""
+    columns = LAYOUTS[key].columns
+    header = ["VLMs", *(col.label for col in columns)]
     rows = [
-        [col, *(_num(vals.get(f"{base}_{k}"), digits=digits) for k in keys), _num(vals.get(base), digits=digits)]
-        for col, vals in values.items()
+        [col, *(_num(vals.get(_metric(c, suffix)), digits=digits) for c in columns)] for col, vals in values.items()
     ]
     return markdown(header, rows)
 
 
-def description_summary(values: Values, base: str = "desc_score") -> str:
-    """Table IV layout: mean +- standard deviation over items."""
-    rows = [[col, f"{_num(vals.get(base))} \u00b1 {_num(vals.get(base + '_std'))}"] for col, vals in values.items()]
+def description_summary(values: Values, suffix: str = "") -> str:
+    """Table IV layout (``ib_table_iv``): mean +- standard deviation over items."""
+    mean, std = (_metric(c, suffix) for c in LAYOUTS["ib_table_iv"].columns)
+    rows = [[col, f"{_num(vals.get(mean))} \u00b1 {_num(vals.get(std))}"] for col, vals in values.items()]
     return markdown(["VLMs", "Semantic Content Description"], rows)
 
 
@@ -134,16 +160,52 @@ def paper_tables(
         label = "LLM-assisted" if proto == "llm" else "rule-based"
         if kind == "illusionbench_tf":
             out.append(f"IllusionBench true-or-false accuracy, {label} (Table II layout)")
-            out.append(illusionbench_table(values, "acc" + sfx))
+            out.append(illusionbench_table(values, "ib_table_ii", sfx))
             out.append(f"\nIllusionBench true-or-false FP ratio FP/(FP+FN), {label} (Table V layout)")
-            out.append(illusionbench_table(values, "fp_ratio" + sfx))
+            out.append(illusionbench_table(values, "ib_table_v", sfx))
         elif kind == "illusionbench_mc":
             out.append(f"IllusionBench multiple-choice accuracy, {label} (Table III layout)")
-            out.append(illusionbench_table(values, "acc" + sfx))
+            out.append(illusionbench_table(values, "ib_table_iii", sfx))
         else:
             out.append(f"IllusionBench description score 0-2, {label} (Table VI layout)")
-            out.append(illusionbench_table(values, "desc_score" + sfx))
+            out.append(illusionbench_table(values, "ib_table_vi", sfx))
             out.append(f"\nMean \u00b1 std over items, {label} (Table IV layout)")
-            out.append(description_summary(values, "desc_score" + sfx))
+            out.append(description_summary(values, sfx))
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def tables_from_results(results: Mapping[str, Any]) -> str:
+    """The paper tables of every IllusionBench / IllusionVQA task in an lmms-eval results JSON."""
+    from ambi_plugin.reports.answers import ScoreError
+    from ambi_plugin.reports.results import task_metrics
+    from ambi_plugin.taskindex import index
+
+    idx = index()
+    parts = []
+    column = str(results.get("model_name") or (results.get("config") or {}).get("model") or "results")
+    for task, metrics in sorted(task_metrics(results).items()):
+        info = idx.get(task)
+        meta = (info.config.get("metadata") or {}) if info else {}
+        kind = meta.get("paper_table")
+        if not kind:
+            continue
+        protocols = ("rule", "llm") if any(k.endswith("_llm") for k in metrics) else ("rule",)
+        parts.append(f"## {task}\n")
+        parts.append(
+            paper_tables(kind, {column: metrics}, prompt_type=str(meta.get("prompt_type", "")), protocols=protocols)
+        )
+        parts.append("")
+    if not parts:
+        raise ScoreError("the results JSON holds no IllusionBench or IllusionVQA task of ours")
+    return "\n".join(parts).rstrip()
+
+
+def paper_tables_of_results(path: str | Path) -> str:
+    """``ambi score --results``: the paper tables of the results JSON found at ``path`` (a file or an output folder)."""
+    from ambi_plugin.core.inputfiles import named_input
+    from ambi_plugin.reports.results import find_results_json
+
+    path = find_results_json(Path(path))
+    with named_input(path, "results JSON"):
+        return tables_from_results(json.loads(path.read_text(encoding="utf-8")))

@@ -17,13 +17,12 @@ def write_rcid_copy(
 ) -> dict:
     """Generate an offline copy (``hub`` None) or convert ``hub`` (an id, a folder laid out like the Hub, or a folder
     of data built with the authors' construction code, ``human`` naming its human answers)."""
-    from .authors import is_authors_copy
+    from ambi_plugin.benchmarks.rcid.authors import is_authors_copy
 
     if hub is not None and Path(hub).expanduser().is_dir() and is_authors_copy(Path(hub).expanduser()):
+        from ambi_plugin.benchmarks.rcid.authors import convert_authors
         from ambi_plugin.benchmarks.release import LoadReport
         from ambi_plugin.paths import replace_dir_atomically
-
-        from .authors import convert_authors
 
         def build(tmp: Path) -> None:
             report = LoadReport("rcid", str(hub))
@@ -32,14 +31,13 @@ def write_rcid_copy(
 
         root = replace_dir_atomically(Path(out), build)
     elif hub is None:
-        from .synthetic import build_synthetic
+        from ambi_plugin.benchmarks.rcid.synthetic import build_synthetic
 
         root = build_synthetic(out, seed=seed, n=n)
     else:
         from ambi_plugin.benchmarks.hub import load_hub_dataset
+        from ambi_plugin.benchmarks.rcid.hub import convert
         from ambi_plugin.paths import looks_like_path, replace_dir_atomically
-
-        from .hub import convert
 
         if looks_like_path(hub):
             folder = Path(hub).expanduser()

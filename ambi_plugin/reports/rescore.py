@@ -1,0 +1,366 @@
+"""``ambi score``: re-score saved per-item answers without lmms-eval and print the paper's tables.
+
+The answer files it reads (``--answers``, every shape) are :mod:`ambi_plugin.reports.answers`'.
+
+Records come from the task's own data source, a folder (``--data-dir``) or a file (``--records``: canonical
+records, or IllusionVQA's released-question JSONL, which needs no images).
+
+Scoring: VIA-Bench tasks by :mod:`ambi_plugin.benchmarks.viabench.scoring` (Match and Judge), every other task
+by :mod:`ambi_plugin.core.scoring`; IllusionBench's ``--protocol llm`` adds its judge's verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.scorefile)
+    DATASET_FIELDS,
+    ScoreError,
+    add_vote,
+    answer_columns,
+    column_setting,
+    duplicates_note,
+    is_answer_column,
+    is_logged_samples,
+    logged_subset,
+    majority_vote,
+    read_rows,
+    samples_in_folder,
+)
+from ambi_plugin.reports.paper_tables import tables_from_results  # noqa: F401 - the old ambi_plugin.scorefile name
+
+COMPREHENSION_BY = ("category", "question_type")
+GENERIC = "generic"
+VIABENCH = "viabench"
+
+
+@dataclass
+class ScoreReport:
+    task: str
+    kind: str
+    text: str
+    values: dict[str, dict[str, float]]
+    counts: dict[str, int] = field(default_factory=dict)
+    review: list[dict] = field(default_factory=list)
+    judge: dict[str, Any] = field(default_factory=dict)  # LLM protocol: backend, model, rounds, template hashes
+    note: str = ""  # which records were scored, when the answers are a run's logged samples
+
+
+# ----------------------------------------------------------------------------- records and task
+
+
+def task_info(task: str):
+    """The TaskInfo of ``task``: from its own YAML (``<task>.yaml``, the layout of ``task_yamls/``) when one is
+    found, else from the whole task index (which also explains an unknown name)."""
+    from ambi_plugin.paths import tasks_dir
+    from ambi_plugin.replayfile import expand_tasks
+    from ambi_plugin.taskindex import index
+
+    for path in sorted(tasks_dir().rglob(f"{task}.yaml")):
+        own = index(path)
+        if task in own and own[task].kind == "task":
+            return expand_tasks(task, own)
+    return expand_tasks(task)
+
+
+def task_spec(task: str):
+    """(TaskInfo, paper table kind, prompt type) of one of our tasks (kind ``generic`` without a paper table)."""
+    infos = task_info(task)
+    if len(infos) != 1 or infos[0].name != task:
+        raise ScoreError(f"ambi score takes one task, not a group: {task!r} holds {[i.name for i in infos]}")
+    meta = infos[0].config.get("metadata") or {}
+    kind = meta.get("paper_table") or GENERIC  # every other task: its metric list, one column per answer set
+    return infos[0], str(kind), str(meta.get("prompt_type", ""))
+
+
+def load_records(
+    info, kind: str, *, records: str | Path | None = None, data_dir: str | Path | None = None
+) -> list[dict]:
+    from ambi_plugin.core.schema import read_records
+    from ambi_plugin.replayfile import task_records
+
+    if records is None:
+        try:
+            return task_records(info, Path(data_dir) if data_dir else None)
+        except (ScoreError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # offline Hub, missing local copy ...: one message that says what to do
+            where = f"folder {data_dir}" if data_dir else f"its data source {info.config.get('dataset_path')}"
+            raise ScoreError(
+                f"could not read the records of task {info.name!r} from {where} ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}). Offline, pass --records FILE (canonical "
+                "records; for IllusionVQA the released questions JSONL, or the authors' answers file itself) or "
+                "--data-dir FOLDER (a local copy, see `ambi import`)"
+            ) from None
+    path = Path(records)
+    if not path.is_file():
+        raise FileNotFoundError(f"records file {str(path)!r} does not exist")
+    if _first_jsonl_object(path).get("task_type") is not None:  # canonical records (each line validated)
+        return read_records(path)
+    rows = read_rows(path)  # a JSON list (the authors' answers file) or JSONL
+    if rows and all("task_type" in r for r in rows):
+        raise ScoreError(f"{path}: canonical records are JSONL, one record per line (this is a JSON list)")
+    if kind.startswith("illusionvqa"):
+        from ambi_plugin.benchmarks.illusionvqa import build_records, records_from_release
+
+        sub = kind.removeprefix("illusionvqa_")
+        if not path.read_text(encoding="utf-8").lstrip().startswith("["):
+            return records_from_release(path, task=sub)
+        need = ("id", "question", "options", "answer", "image", "category")
+        missing = [f for f in need if not all(f in r for r in rows)]
+        if missing:
+            raise ScoreError(f"{path}: used as --records, every row needs {', '.join(need)}; missing {missing}")
+        keep = [{k: r[k] for k in need} for r in rows]
+        return next(iter(build_records(sub, keep, None, source=path.name).values()))
+    raise ScoreError(f"{path}: not canonical records (no 'task_type'); see hf_dataset_cards/ for the schema")
+
+
+def _first_jsonl_object(path: Path) -> dict:
+    """The first line of a JSONL file as an object ({} for a JSON list, an empty or unreadable line)."""
+    with named_input(path), path.open(encoding="utf-8") as fh:
+        for raw in fh:
+            if raw.strip():
+                try:
+                    row = json.loads(raw)
+                except json.JSONDecodeError:
+                    return {}
+                return row if isinstance(row, dict) else {}
+    return {}
+
+
+def _names(rec: dict, kind: str, protocol: str) -> list[str]:
+    if kind == GENERIC:
+        return list(metric_names(rec))
+    if kind == "illusionvqa_comprehension":
+        return metric_names(rec, by=COMPREHENSION_BY)
+    if kind.startswith("illusionbench"):
+        from ambi_plugin.benchmarks.illusionbench.llm import llm_metric_names, rule_metric_names
+
+        return llm_metric_names(rec) if protocol == "llm" else rule_metric_names(rec)
+    return metric_names(rec)
+
+
+def summarize(
+    records: Sequence[dict], items: Sequence[dict], kind: str, protocol: str = "rule", declared: Sequence[str] = ()
+) -> dict[str, float]:
+    """Every metric the task reports, over these items, plus the count of unparsed answers."""
+    names: list[str] = list(declared or [])
+    for rec in records:
+        names.extend(n for n in _names(rec, kind, protocol) if n not in names)
+    values = aggregate_all(names, items)
+    values["unparsed"] = sum(1 for it in items if not it.get("parsed"))
+    return values
+
+
+def aggregate_all(names: Sequence[str], items: Sequence[dict]) -> dict[str, float]:
+    """``aggregate(name, items)`` for every name, grouping the items by breakdown value once (the same values,
+    fast on 100,000 items); names the core aggregations do not know are left out."""
+    from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, slug
+
+    items = list(items)
+    groups: dict[str, list[dict]] = {}
+    for it in items:
+        for v in {slug(v) for v in (it.get("breakdown") or {}).values()}:
+            groups.setdefault(v, []).append(it)
+    views = {k for it in items for k in (it.get("views") or {})}
+    out: dict[str, float] = {}
+    for name in names:
+        split = None if name in AGGREGATIONS else _split_name(name)
+        try:
+            if split and not (split[0] == "acc" and split[1] in views):
+                out[name] = float(AGGREGATIONS[split[0]](groups.get(split[1], [])))
+            else:
+                out[name] = aggregate(name, items)
+        except (KeyError, TypeError):
+            continue  # a metric of another module's own aggregation (not re-computable from item scores)
+    return out
+
+
+def record_counts(records: Iterable[dict]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for rec in records:
+        counts[str(rec.get("category"))] += 1
+        qt = (rec.get("breakdown") or {}).get("question_type")
+        if qt:
+            counts[str(qt)] += 1
+    return dict(counts)
+
+
+def score_answers(
+    task: str,
+    answers: str | Path,
+    *,
+    columns: Sequence[str] | None = None,
+    vote: Sequence[str] | None = None,
+    vote_name: str = "majority vote",
+    seed: int = 0,
+    records: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    protocol: str = "rule",
+    overrides: str | Path | None = None,
+    allow_missing: bool = False,
+    judge=None,
+    progress: bool = True,
+) -> ScoreReport:
+    """Score every answer set of ``answers`` on ``task`` and format the paper's tables."""
+    from ambi_plugin.reports.paper_tables import paper_tables
+
+    if protocol not in ("rule", "llm"):
+        raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
+    info, kind, prompt_type = task_spec(task)
+    if protocol == "llm" and not kind.startswith("illusionbench"):
+        raise ScoreError(f"the LLM-assisted protocol is IllusionBench's; task {task!r} is scored by its parsers")
+    recs = load_records(info, kind, records=records, data_dir=data_dir)
+    if kind == VIABENCH:  # the options as the run presented them (opt-in permutation / polarity variants)
+        from ambi_plugin.benchmarks.viabench.variants import prepare
+
+        recs = [prepare(r) for r in recs]
+    if Path(answers).is_dir():  # an lmms-eval output folder: the task's logged samples
+        answers = samples_in_folder(Path(answers), task)
+    rows = read_rows(answers)
+    dups: dict[str, int] = {}
+    table = answer_columns(
+        rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers), duplicates=dups
+    )
+    note = ""
+    if is_logged_samples(rows) and not columns:  # exactly the records the run scored
+        recs, note = logged_subset(recs, next(iter(table.values())), rows, task=task, source=str(answers))
+    note = "\n".join(x for x in (duplicates_note(dups, str(answers)), note) if x)
+    if vote:
+        # the voters are read on their own: --vote needs no --column, and does not add the voters as columns
+        voters = answer_columns(rows, task=task, name=Path(answers).stem, columns=list(vote), source=str(answers))
+        merged = {**voters, **table}
+        add_vote(recs, merged, list(vote), seed=seed, name=vote_name)
+        table[vote_name] = merged[vote_name]
+    ids = [str(r["id"]) for r in recs]
+    for col, got in table.items():
+        missing = [i for i in ids if i not in got]
+        if missing and not allow_missing:
+            shown = ", ".join(missing[:5]) + (f" ... ({len(missing)} in all)" if len(missing) > 5 else "")
+            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id(s) {shown} of task {task!r}; "
+                             "give answers for every record, pass the run's lmms-eval logged samples (they score "
+                             "exactly the records the run saw), or --allow-missing to score a missing answer as "
+                             "wrong")  # fmt: skip
+    over = {}
+    if overrides:
+        from ambi_plugin.benchmarks.illusionbench.llm import load_overrides
+
+        over = load_overrides(overrides)
+    values, review = {}, []
+    declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind in (GENERIC, VIABENCH) else ()
+    for col, got in table.items():
+        items = _score_column(
+            recs, got, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
+            label=col,
+        )  # fmt: skip
+        if kind == VIABENCH:
+            from ambi_plugin.benchmarks.viabench.scoring import aggregate as via_aggregate
+
+            values[col] = {name: via_aggregate(name, items) for name in declared}
+        else:
+            values[col] = summarize(recs, items, kind, protocol, declared)
+        if protocol == "llm":
+            from ambi_plugin.benchmarks.illusionbench.llm import review_queue
+
+            review.extend({**row, "answers": col} for row in review_queue(task, recs, items))
+    counts = record_counts(recs)
+    protocols = ("rule", "llm") if protocol == "llm" else ("rule",)
+    settings = {col: column_setting(col, prompt_type) for col in values}
+    if vote:
+        settings[vote_name] = "majority vote"
+    if kind in (GENERIC, VIABENCH):
+        from ambi_plugin.reports.paper_tables import markdown
+
+        names = list(dict.fromkeys(n for v in values.values() for n in v))
+        what = "VIA-Bench Match and Judge, every metric" if kind == VIABENCH else "every metric"
+        text = f"{task}: {what} per answer set\n" + markdown(
+            ["metric", *values], [[n, *(_fmt(values[c].get(n)) for c in values)] for n in names]
+        )
+    else:
+        text = paper_tables(kind, values, counts=counts, prompt_type=settings, protocols=protocols)
+    info: dict[str, Any] = judge.info() if judge is not None else {}
+    if protocol == "llm":
+        from ambi_plugin.judge import judge_info
+
+        info = judge.info() if judge is not None else judge_info()
+        text += f"\n\njudge: {info.get('backend')} {info.get('model') or ''}, templates {info.get('templates', {})}"
+    if note:
+        text = f"{note}\n\n{text}"
+    return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info,
+                       note=note)  # fmt: skip
+
+
+def _fmt(v: Any) -> str:
+    return "n/a" if v is None or (isinstance(v, float) and v != v) else f"{v:.4f}"
+
+
+def _score_column(recs, got, *, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
+    if kind == VIABENCH:
+        from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
+
+        return [via_score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
+    if protocol == "rule":
+        return [score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
+    from tqdm import tqdm
+
+    from ambi_plugin.benchmarks.illusionbench.llm import find_override, score_item_llm
+
+    out = []
+    for rec in tqdm(recs, desc=f"judging {label}", unit="item", disable=not progress):
+        override = find_override(overrides, task, rec["id"])
+        out.append(score_item_llm(rec, got.get(str(rec["id"]), ""), judge=judge, override=override))
+    return out
+
+
+def explain_answer(
+    task: str,
+    answers: str | Path,
+    item_id: str,
+    *,
+    columns: Sequence[str] | None = None,
+    records: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    judge=None,
+) -> str:
+    """How one item's answer (each answer set's) was read and scored: ``ambi score --explain ID``."""
+    info, kind, _ = task_spec(task)
+    recs = load_records(info, kind, records=records, data_dir=data_dir)
+    if kind == VIABENCH:
+        from ambi_plugin.benchmarks.viabench.variants import prepare
+
+        recs = [prepare(r) for r in recs]
+    rec = next((r for r in recs if str(r["id"]) == str(item_id)), None)
+    if rec is None:
+        shown = ", ".join(str(r["id"]) for r in recs[:5])
+        raise ScoreError(f"task {task!r} has no record id {item_id!r} (ids look like: {shown} ...)")
+    if Path(answers).is_dir():
+        answers = samples_in_folder(Path(answers), task)
+    rows = read_rows(answers)
+    table = answer_columns(rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers))
+    parts = []
+    for col, got in table.items():
+        if str(item_id) not in got:
+            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id {item_id!r}")
+        response = got[str(item_id)]
+        lines = [f"answers: {col}"]
+        if kind == VIABENCH:
+            from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
+
+            item = via_score_item(rec, response, judge=judge)
+            lines += [f"raw answer: {response!r}", f"Match: {item['match_pred']} ({item['match_reason']})",
+                      f"judge: {item['judge_pred']}", f"gold: {rec.get('answer_index')}",
+                      f"score: Match {'correct' if item['correct_match'] else 'wrong'}, "
+                      f"Judge {'correct' if item['correct_judge'] else 'wrong'}"]  # fmt: skip
+        else:
+            from ambi_plugin.core.explain import explain_item
+
+            lines += explain_item(rec, response, judge=judge)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)

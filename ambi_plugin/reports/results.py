@@ -1,0 +1,117 @@
+"""Read lmms-eval results JSON files: the one place a results JSON is found (:func:`find_results_json`) and read into
+``{task: {metric: value}}`` (:func:`task_metrics`), for every report route: ``ambi results`` (:func:`results_sections`),
+``ambi score --results`` (:func:`ambi_plugin.reports.paper_tables.paper_tables_of_results`) and ``ambi report``
+(:func:`ambi_plugin.reports.build_report`, through :mod:`ambi_plugin.reports.runs`)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+RESULTS_EXPECTED = (
+    "expected the results JSON lmms-eval writes (<output_path>/.../<date>_results.json) or the output folder "
+    "holding it; per-item samples (*.jsonl) are not results: re-score them with 'ambi score'"
+)
+
+
+def find_results_json(path: Path) -> Path:
+    """A results JSON itself, or the newest ``*_results.json`` below an lmms-eval output folder."""
+    path = Path(path)
+    if path.is_file():
+        return path
+    found = sorted(path.rglob("*results*.json"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise FileNotFoundError(f"no lmms-eval results JSON below {path}")
+    return found[-1]
+
+
+def task_metrics(results: dict) -> dict[str, dict[str, float]]:
+    """{task: {metric: value}} from an lmms-eval results JSON, filter suffix and stderr dropped."""
+    out: dict[str, dict[str, float]] = {}
+    for task, vals in (results.get("results") or {}).items():
+        row = {}
+        for key, val in vals.items():
+            if "," not in key or "_stderr" in key:
+                continue
+            metric = key.split(",", 1)[0]
+            if isinstance(val, (int, float)):
+                row[metric] = float(val)
+        if row:
+            out[task] = row
+    return out
+
+
+def _fmt(v: float) -> str:
+    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+
+
+def format_results_table(results: dict) -> str:
+    """A Markdown table: one row per task and metric."""
+    rows = [("task", "metric", "value")]
+    for task, metrics in sorted(task_metrics(results).items()):
+        for metric, val in metrics.items():
+            rows.append((task, metric, _fmt(val)))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def format_run_header(results: dict) -> str:
+    """What ran: the model and its arguments, items per task, a warning when ``--limit`` cut the tasks short, and the
+    tasks skipped by the preflight or with item errors."""
+    config = results.get("config") or {}
+    lines = []
+    if config.get("model"):
+        args = config.get("model_args")
+        lines.append(f"model: {config['model']}" + (f" ({args})" if args else ""))
+    samples = results.get("n-samples") or {}
+    counts = {t: (v or {}).get("effective") for t, v in sorted(samples.items()) if isinstance(v, dict)}
+    if counts:
+        lines.append("items per task: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
+    limit = config.get("limit")
+    if limit not in (None, "", 0):
+        lines.append(
+            f"WARNING: this run used --limit {limit}: each task ran on at most {limit} items, so the numbers are not "
+            "the benchmark's and cannot be compared with the papers"
+        )
+    section = results.get("ambi_plugin") or {}
+    for task, why in (section.get("skipped") or {}).items():
+        lines.append(f"skipped (NaN): {task}: {why}")
+    for task, info in (section.get("item_errors") or {}).items():
+        first = (info.get("items") or [{}])[0]
+        lines.append(f"item errors: {task}: {info.get('count')} (first: id {first.get('id')}: {first.get('reason')})")
+    return "\n".join(lines)
+
+
+def read_results(path: str | Path) -> tuple[Path, dict]:
+    """(the results JSON found at ``path``, its content), checked to be lmms-eval's results (a ``results`` table)."""
+    path = find_results_json(Path(path))
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError(f"{path} is not a JSON file: {RESULTS_EXPECTED}") from None
+    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+        raise ValueError(f"{path} has no 'results' table: {RESULTS_EXPECTED}")
+    return path, results
+
+
+def results_sections(path: str | Path, *, unparsed_examples: Callable[[dict], str] | None = None) -> Iterator[str]:
+    """``ambi results``, a section at a time: what ran, every task and metric, the unread answers (formatted by the
+    harness adapter's ``unparsed_examples``), and AmbiBench's tables in the paper's columns when AmbiBench ran."""
+    _path, results = read_results(path)
+    header = format_run_header(results)
+    if header:
+        yield header + "\n"
+    yield format_results_table(results)
+    unread = (results.get("ambi_plugin") or {}).get("unparsed")
+    if unparsed_examples is not None and isinstance(unread, dict) and unread and "error" not in unread:
+        yield "\nUnparsed answers (the model's style is not read; full list: the results JSON's ambi_plugin.unparsed):"
+        yield unparsed_examples(unread)
+    from ambi_plugin.reports.ambibench import format_tables as ambibench_tables
+
+    extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
+    if extra:
+        yield "\n" + extra
