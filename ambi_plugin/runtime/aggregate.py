@@ -1,4 +1,4 @@
-"""Aggregation functions for task YAMLs: ``!function ambi_plugin.lmms.aggregate.<metric>``.
+"""Aggregation functions for task YAMLs: ``!function ambi_plugin.runtime.aggregate.<metric>``.
 
 Each name is a metric of :mod:`ambi_plugin.core.scoring` (``acc``, ``fp_ratio``, ``ap50``,
 ``acc_near`` ...); the function reduces the item scores ``process_results`` produced.
@@ -25,7 +25,7 @@ def _make(metric: str) -> Callable[[list], float]:
 
 def unparsed(items: list) -> float:
     """The number of unparsed answers; the task's examples are kept for the results JSON (lmms/unparsed.py)."""
-    from ambi_plugin.lmms.unparsed import note
+    from ambi_plugin.runtime.unparsed import note
 
     items = list(items)
     note(items)

@@ -2,7 +2,7 @@
 
 A task YAML picks the fields in the function name::
 
-    process_results: !function ambi_plugin.lmms.breakdown.by_image_category_and_difficulty
+    process_results: !function ambi_plugin.runtime.breakdown.by_image_category_and_difficulty
 
 reports, besides the task type's metrics, ``acc_classic``, ``acc_easy``, ``fp_ratio_trap`` ...
 (``<base>_<value>`` for each base metric in ``core.scoring.BREAKDOWN_BASES`` and each value the
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ambi_plugin.core.scoring import metric_names
-from ambi_plugin.lmms.hooks import record_of, score_response
+from ambi_plugin.runtime.hooks import record_of, score_response
 
 
 def fields_of(name: str) -> tuple[str, ...]:

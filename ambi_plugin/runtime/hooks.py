@@ -1,6 +1,6 @@
 """The functions our task YAMLs point to. Thin: all parsing and scoring lives in ``core``.
 
-A task YAML names these with full dotted paths (``!function ambi_plugin.lmms.hooks.doc_to_text``)
+A task YAML names these with full dotted paths (``!function ambi_plugin.runtime.hooks.doc_to_text``)
 so the module is imported once. A doc is one harness row (see :mod:`ambi_plugin.lmms.datasets`):
 its ``record`` column holds the full record as JSON; a doc without it is taken as the record.
 
@@ -20,7 +20,7 @@ Prompt templates come from ``lmms_eval_specific_kwargs`` (``default`` or the mod
 * ``video_frames``: video records are handed over as this many uniformly sampled frames
   (:mod:`ambi_plugin.core.video`); without it, as the video file.
 * ``box_format`` (+ ``min_pixels``, ``max_pixels``): the coordinate system the model answers boxes in,
-  applied when scoring (:mod:`ambi_plugin.core.coords`, :mod:`ambi_plugin.lmms.task_kwargs`).
+  applied when scoring (:mod:`ambi_plugin.core.coords`, :mod:`ambi_plugin.runtime.task_kwargs`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from ambi_plugin.core.answers import gold_response
 from ambi_plugin.core.coords import with_model_settings
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
-from ambi_plugin.lmms import task_kwargs
+from ambi_plugin.runtime import task_kwargs
 
 
 class PromptError(ValueError):
@@ -70,7 +70,7 @@ def record_of(doc: dict) -> dict:
     return doc
 
 
-def _images(rec: dict) -> list[str]:
+def image_paths(rec: dict) -> list[str]:
     img = rec.get("image")
     if img is None:
         return []
@@ -93,13 +93,13 @@ def doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> l
     """The record's images in order (few-shot examples first). A ``preprocess`` spec in the YAML's
     kwargs, else in the record, is applied (see :mod:`ambi_plugin.core.preprocess`).
 
-    An image or video that cannot be read is that item's error (:mod:`ambi_plugin.lmms.item_errors`): the model gets a
+    An image or video that cannot be read is that item's error (:mod:`ambi_plugin.runtime.item_errors`): the model gets a
     blank image, the item is scored as wrong and counted; ``AMBI_STRICT=1`` raises instead."""
     rec = record_of(doc)
     try:
         return _visuals(rec, lmms_eval_specific_kwargs)
     except Exception as exc:  # noqa: BLE001 - contained to this item
-        from ambi_plugin.lmms import item_errors
+        from ambi_plugin.runtime import item_errors
 
         if item_errors.strict():
             raise
@@ -115,7 +115,7 @@ def _visuals(rec: dict, lmms_eval_specific_kwargs: dict | None) -> list:
 
             return sample_frames(rec["video"], int(n_frames), rid=rec.get("id"))
         return [rec["video"]]
-    images = [load_image(p, rid=rec.get("id")) for p in _images(rec)]
+    images = [load_image(p, rid=rec.get("id")) for p in image_paths(rec)]
     spec = (lmms_eval_specific_kwargs or {}).get("preprocess", rec.get("preprocess"))
     if spec:
         from ambi_plugin.core.preprocess import preprocess_image
@@ -160,7 +160,7 @@ def prompt_fields(
 
         style, case = rec.get("option_style") or "letter", kwargs.get("option_case")
         fields.update(fewshot_fields(rec, kwargs, lambda i: _label(i, style, case)))
-    imgs = _images(rec) if image_size else []
+    imgs = image_paths(rec) if image_size else []
     if imgs:
         from PIL import Image
 
@@ -248,8 +248,8 @@ def doc_to_target(doc: dict) -> str:
 
 def score_response(rec: dict, results: list) -> dict:
     """One item score. An item whose visuals could not be read is scored as an empty answer, with ``item_error``
-    set (:mod:`ambi_plugin.lmms.item_errors`)."""
-    from ambi_plugin.lmms import item_errors
+    set (:mod:`ambi_plugin.runtime.item_errors`)."""
+    from ambi_plugin.runtime import item_errors
 
     response = item_errors.scored_response(rec, results[0] if results else "")
     if not isinstance(response, str):  # chat backends may return result objects

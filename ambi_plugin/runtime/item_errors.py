@@ -1,7 +1,7 @@
 """An item our hooks cannot read is that item's error, never the run's.
 
 An unreadable image or video (truncated, missing, undecodable) used to raise inside the model's generation loop and
-end the whole run, answers already produced included. Now :func:`ambi_plugin.lmms.hooks.doc_to_visual` notes the
+end the whole run, answers already produced included. Now :func:`ambi_plugin.runtime.hooks.doc_to_visual` notes the
 record id and the reason here and hands the model a small blank image; the item is then scored as an empty answer
 (wrong, counted in ``unparsed_rate``) with ``item_error`` set, and the results JSON's ``ambi_plugin.item_errors``
 lists, per task, the count and the ids with their reasons. ``AMBI_STRICT=1`` makes such an error fatal again.
@@ -11,6 +11,7 @@ Counts are per process: under data parallelism each rank knows its own items (th
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
@@ -22,9 +23,17 @@ _by_task: dict[str, dict[str, str]] = {}  # task -> {record id: reason}
 _told: set[str] = set()
 
 
-def strict() -> bool:
-    from ambi_plugin.benchmarks.release import strict_mode
+def strict_mode() -> bool:
+    """``$AMBI_STRICT`` (1/true/yes), else ``strict`` in the ambi config; default off."""
+    env = os.environ.get("AMBI_STRICT")
+    if env is not None and env.strip() != "":
+        return env.strip().lower() in ("1", "true", "yes", "on")
+    from ambi_plugin.config import load_config
 
+    return bool(load_config().get("strict", False))
+
+
+def strict() -> bool:
     return strict_mode()
 
 
@@ -87,4 +96,4 @@ def placeholder_image():
     return Image.new("RGB", (28, 28), (128, 128, 128))
 
 
-__all__ = ["error_of", "mark", "scored_response", "note_record", "note_task", "placeholder_image", "strict", "summary"]
+__all__ = ["error_of", "mark", "scored_response", "note_record", "note_task", "placeholder_image", "strict", "strict_mode", "summary"]

@@ -142,7 +142,7 @@ def scaffold(
     benchmark, category = _slug(benchmark), _slug(category)
     names = [_slug(v) for v in (views.split(",") if isinstance(views, str) else views or []) if str(v).strip()]
     if group:
-        from ambi_plugin.taskindex import index
+        from ambi_plugin.runtime.taskindex import index
 
         groups = sorted(n for n, i in index().items() if i.kind == "group")
         if group not in groups:

@@ -2,8 +2,9 @@
 
 Used by ``ambi tasks`` and by the checks that no name of ours collides with an lmms-eval
 built-in. ``!function`` tags are kept as their dotted names; ``include:`` is followed, and each top-level
-key remembers the file that sets it, so :func:`check_keys` (which alone imports lmms-eval, for its config
-fields) names the file, task and key lmms-eval would reject.
+key remembers the file that sets it, so :func:`unknown_keys` (handed lmms-eval's config fields by the lmms
+adapter, :func:`ambi_plugin.lmms.validate.check_keys`) names the file, task and key lmms-eval would reject.
+:func:`expand_groups` is the one group expander of both harness adapters and the replay tools.
 """
 
 from __future__ import annotations
@@ -189,21 +190,47 @@ def benchmark_of(idx: dict[str, TaskInfo], name: str, _seen: frozenset[str] = fr
     return found.pop() if len(found) == 1 else info.benchmark
 
 
+# ---------------------------------------------------------------------------------------------- groups
+
+
+def expand_groups(
+    names: str | list[str], idx: dict[str, TaskInfo] | None = None, *, keep_unknown: bool = False
+) -> list[str]:
+    """Task names with our groups replaced by their member tasks (nested groups too), in order, each once.
+
+    ``names``: a list, or one comma-separated string (blank entries dropped, each stripped). A name that is not
+    ours fails with suggestions (``KeyError``), or with ``keep_unknown`` passes through unchanged (a harness's
+    own dataset, e.g. VLMEvalKit's)."""
+    import difflib
+
+    idx = idx or index()
+    wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
+    out: list[str] = []
+
+    def add(name: str) -> None:
+        info = idx.get(name)
+        if info is None and not keep_unknown:
+            close = difflib.get_close_matches(name, list(idx), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise KeyError(f"no task or group of ours is called {name!r}{hint}")
+        if info is not None and info.kind == "group":
+            for member in info.members:
+                add(member)
+        elif name not in out:
+            out.append(name)
+
+    for name in wanted:
+        add(name)
+    return out
+
+
+def expand_tasks(names: str | list[str], idx: dict[str, TaskInfo] | None = None) -> list[TaskInfo]:
+    """:func:`expand_groups` as the tasks' :class:`TaskInfo` (unknown names fail with suggestions)."""
+    idx = idx or index()
+    return [idx[name] for name in expand_groups(names, idx)]
+
+
 # ---------------------------------------------------------------------------------------------- unknown keys
-
-
-def lmms_eval_keys() -> tuple[frozenset[str], frozenset[str]]:
-    """The top-level keys lmms-eval accepts in a task YAML and in a group YAML: its ``TaskConfig`` and
-    ``GroupConfig`` fields, plus ``include`` (imports lmms-eval)."""
-    import dataclasses
-
-    from lmms_eval.api.group import GroupConfig
-    from lmms_eval.api.task import TaskConfig
-
-    def names(cls: type) -> frozenset[str]:
-        return frozenset(f.name for f in dataclasses.fields(cls)) | {"include"}
-
-    return names(TaskConfig), names(GroupConfig)
 
 
 def unknown_keys(idx: dict[str, TaskInfo], task_keys: frozenset[str], group_keys: frozenset[str]) -> list[str]:
@@ -228,12 +255,3 @@ def unknown_keys(idx: dict[str, TaskInfo], task_keys: frozenset[str], group_keys
                 f"load: rename or remove the key"
             )
     return problems
-
-
-def check_keys(root: Path | None = None) -> list[str]:
-    """:func:`unknown_keys` of every task and group under ``root`` (default: ours); an unreadable YAML is one problem."""
-    try:
-        idx = index(root)
-    except TaskYamlError as exc:
-        return [str(exc)]
-    return unknown_keys(idx, *lmms_eval_keys())

@@ -1,6 +1,6 @@
 """The answers no parser could read, per task: up to :data:`MAX_EXAMPLES` with their ids, for the results JSON.
 
-The ``unparsed`` aggregation (:mod:`ambi_plugin.lmms.aggregate`, and VIA-Bench's) runs once per task over every
+The ``unparsed`` aggregation (:mod:`ambi_plugin.runtime.aggregate`, and VIA-Bench's) runs once per task over every
 item lmms-eval gathered (all processes), and calls :func:`note` with them. Each item carries its task's name
 (``item["task"]``, set by the ``process_results`` hook of :mod:`ambi_plugin.lmms.discovery`). The results writer
 (:mod:`ambi_plugin.lmms.results_meta`) puts :func:`examples` in its section as::

@@ -18,7 +18,7 @@ from ambi_plugin.benchmarks.illusionbench.llm import (
     rule_metric_names,
     score_item_llm,
 )
-from ambi_plugin.lmms.hooks import record_of, score_response
+from ambi_plugin.runtime.hooks import record_of, score_response
 
 
 def _text(results: list) -> str:
