@@ -63,7 +63,7 @@ def name_collisions() -> list[str]:
 
 
 def _check_loaded(name: str, task) -> list[str]:
-    from ambi_plugin.lmms.hooks import doc_to_text, expected_metrics
+    from ambi_plugin.runtime.hooks import doc_to_text, expected_metrics
 
     problems = []
     declared = [m["metric"] for m in (task.config.metric_list or [])]

@@ -96,4 +96,14 @@ def placeholder_image():
     return Image.new("RGB", (28, 28), (128, 128, 128))
 
 
-__all__ = ["error_of", "mark", "scored_response", "note_record", "note_task", "placeholder_image", "strict", "strict_mode", "summary"]
+__all__ = [
+    "error_of",
+    "mark",
+    "scored_response",
+    "note_record",
+    "note_task",
+    "placeholder_image",
+    "strict",
+    "strict_mode",
+    "summary",
+]

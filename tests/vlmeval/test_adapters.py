@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from ambi_plugin.lmms import hooks
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.taskindex import index
 from ambi_plugin.vlmeval.judges import settings_overrides
 from ambi_plugin.vlmeval.launcher import expand_data_args
 from ambi_plugin.vlmeval.scoring import clean_response, clt_stderr, score_task

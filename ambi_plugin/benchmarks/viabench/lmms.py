@@ -18,7 +18,7 @@ from typing import Any
 
 from ambi_plugin.benchmarks.viabench import scoring
 from ambi_plugin.benchmarks.viabench.variants import prepare
-from ambi_plugin.lmms import hooks
+from ambi_plugin.runtime import hooks
 
 
 def record(doc: dict) -> dict:
@@ -76,7 +76,7 @@ def _response(results: list) -> Any:
 
 def _score(doc: dict, results: list) -> dict:
     """An item whose image could not be read is scored as an empty answer (lmms/item_errors.py)."""
-    from ambi_plugin.lmms import item_errors
+    from ambi_plugin.runtime import item_errors
 
     rec = record(doc)
     item = scoring.score_item(rec, item_errors.scored_response(rec, _response(results)))
