@@ -6,7 +6,7 @@ touches only tasks that are ours (``dataset_path: ambi://...``) or groups that a
 
 * **Derived metrics.** After a task of ours has loaded its rows, every metric its ``process_results`` reports for
   them (the task type's metrics, ``acc_<view>`` for each positional view in the data, breakdowns) that the YAML's
-  ``metric_list`` does not name is added, with the matching ``ambi_plugin.lmms.aggregate`` function. A YAML that
+  ``metric_list`` does not name is added, with the matching ``ambi_plugin.runtime.aggregate`` function. A YAML that
   includes a task-type template therefore needs no ``metric_list`` at all.
 * **Joining a group.** A task YAML (anywhere on the include path) that sets ``metadata: {join_groups: [G, ...]}``
   becomes a member of each group ``G`` of ours (``ambibench_all``, ``ambibench_color`` ...) whenever lmms-eval
@@ -32,7 +32,7 @@ JOIN_KEY = "join_groups"
 def derived_metrics(task) -> list[str]:
     """Metric names the task's rows report that its metric list lacks (in first-seen order)."""
     from ambi_plugin.lmms.datasets import no_records_reason
-    from ambi_plugin.lmms.hooks import expected_metrics
+    from ambi_plugin.runtime.hooks import expected_metrics
 
     if no_records_reason(task) is not None:  # a stand-in row, no records (lmms/datasets.py)
         return []
@@ -58,9 +58,9 @@ def derived_metrics(task) -> list[str]:
 
 
 def add_derived_metrics(task) -> list[str]:
-    """Add the derived metrics to a task of ours (aggregation from ``ambi_plugin.lmms.aggregate``)."""
+    """Add the derived metrics to a task of ours (aggregation from ``ambi_plugin.runtime.aggregate``)."""
     from ambi_plugin.core.scoring import HIGHER_IS_BETTER, _split_name
-    from ambi_plugin.lmms import aggregate
+    from ambi_plugin.runtime import aggregate
 
     added = derived_metrics(task)
     for name in added:
@@ -138,7 +138,7 @@ def joining_tasks(manager, group: str) -> list[str]:
 
 def _groups_inside(group: str) -> set[str]:
     """Our groups nested (at any depth) in one of our groups, from our own task index."""
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     try:
         idx = index()

@@ -15,7 +15,7 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
      :mod:`ambi_plugin.lmms.datasets`) to a local JSONL and then runs lmms-eval's own loader; it also
      notes which tasks are ours (:mod:`ambi_plugin.lmms.ownership`).
    * ``ConfigurableTask.process_results`` makes the task's per-model ``lmms_eval_specific_kwargs``
-     visible to our scoring hooks while it runs (:mod:`ambi_plugin.lmms.task_kwargs`; e.g. the
+     visible to our scoring hooks while it runs (:mod:`ambi_plugin.runtime.task_kwargs`; e.g. the
      coordinate system a model answers boxes in).
    * ``EvaluationTracker.save_results_aggregated`` adds an ``ambi_plugin`` section to the results JSON
      (our version, the judge used with its rounds and error counts, the synthetic suite's seed and size;
@@ -47,7 +47,7 @@ import sys
 import weakref
 from typing import Any
 
-from ambi_plugin.lmms import task_kwargs  # light (contextvars only); read on every item scored
+from ambi_plugin.runtime import task_kwargs  # light (contextvars only); read on every item scored
 
 log = logging.getLogger("ambi_plugin")
 
@@ -66,7 +66,7 @@ def _our_yamls_are_readable(ours: str) -> bool:
     """One malformed YAML under an include path breaks lmms-eval's whole task index: check ours first."""
     from pathlib import Path
 
-    from ambi_plugin.taskindex import TaskYamlError, index
+    from ambi_plugin.runtime.taskindex import TaskYamlError, index
 
     try:
         idx = index(Path(ours))
@@ -75,7 +75,8 @@ def _our_yamls_are_readable(ours: str) -> bool:
         print(f"ambi-plugin: our tasks are disabled until this is fixed: {exc}", file=sys.stderr)
         return False
     try:  # a key lmms-eval rejects breaks that task only: name file, task and key (lmms-eval names the key alone)
-        from ambi_plugin.taskindex import lmms_eval_keys, unknown_keys
+        from ambi_plugin.lmms.validate import lmms_eval_keys
+        from ambi_plugin.runtime.taskindex import unknown_keys
 
         for problem in unknown_keys(idx, *lmms_eval_keys()):
             log.error("ambi-plugin: %s", problem)
@@ -89,7 +90,7 @@ def _with_our_path(include_path):
     ours = _tasks_path()
     if not _our_yamls_are_readable(ours):
         return include_path
-    from ambi_plugin.taskindex import user_task_dirs
+    from ambi_plugin.runtime.taskindex import user_task_dirs
 
     extra = [ours, *(str(d) for d in user_task_dirs())]  # $AMBI_TASKS_PATH: the user's own categories
     paths = [] if include_path is None else [include_path] if isinstance(include_path, str) else list(include_path)
@@ -226,7 +227,7 @@ def _name_items(scored: Any, task: Any) -> None:
 
 
 def _patch_process_results() -> None:
-    """While a task scores, its per-model kwargs are visible to our hooks (:mod:`ambi_plugin.lmms.task_kwargs`)."""
+    """While a task scores, its per-model kwargs are visible to our hooks (:mod:`ambi_plugin.runtime.task_kwargs`)."""
     from lmms_eval.api.task import ConfigurableTask
 
     original = ConfigurableTask.process_results
@@ -266,7 +267,7 @@ def _patch_process_results() -> None:
 
 def _note_item_error(task, out) -> None:
     """An item scored with ``item_error`` (its visuals could not be read) is counted under its task's name."""
-    from ambi_plugin.lmms import item_errors
+    from ambi_plugin.runtime import item_errors
 
     if not item_errors._by_record or not isinstance(out, dict):
         return

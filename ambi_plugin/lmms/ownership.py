@@ -65,7 +65,7 @@ def note_if_ours(task: Any) -> bool:
 
 def _our_yaml_names() -> set[str]:
     try:
-        from ambi_plugin.taskindex import index
+        from ambi_plugin.runtime.taskindex import index
 
         return set(index())
     except Exception:  # noqa: BLE001 - a broken YAML of ours is reported elsewhere

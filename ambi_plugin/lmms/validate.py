@@ -12,7 +12,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from ambi_plugin.paths import tasks_dir
-from ambi_plugin.taskindex import TaskYamlError, index
+from ambi_plugin.runtime.taskindex import TaskYamlError, index, unknown_keys
+
+
+def lmms_eval_keys() -> tuple[frozenset[str], frozenset[str]]:
+    """The top-level keys lmms-eval accepts in a task YAML and in a group YAML: its ``TaskConfig`` and
+    ``GroupConfig`` fields, plus ``include`` (imports lmms-eval)."""
+    import dataclasses
+
+    from lmms_eval.api.group import GroupConfig
+    from lmms_eval.api.task import TaskConfig
+
+    def names(cls: type) -> frozenset[str]:
+        return frozenset(f.name for f in dataclasses.fields(cls)) | {"include"}
+
+    return names(TaskConfig), names(GroupConfig)
+
+
+def check_keys(root: Path | None = None) -> list[str]:
+    """:func:`~ambi_plugin.runtime.taskindex.unknown_keys` of every task and group under ``root`` (default: ours);
+    an unreadable YAML is one problem."""
+    try:
+        idx = index(root)
+    except TaskYamlError as exc:
+        return [str(exc)]
+    return unknown_keys(idx, *lmms_eval_keys())
 
 
 def builtin_task_names() -> set[str]:
@@ -39,7 +63,7 @@ def name_collisions() -> list[str]:
 
 
 def _check_loaded(name: str, task) -> list[str]:
-    from ambi_plugin.lmms.hooks import doc_to_text, expected_metrics
+    from ambi_plugin.runtime.hooks import doc_to_text, expected_metrics
 
     problems = []
     declared = [m["metric"] for m in (task.config.metric_list or [])]

@@ -1,4 +1,4 @@
-"""A VLMEvalKit dataset class for one of our tasks, generated from its :class:`~ambi_plugin.vlmeval.spec.TaskSpec`.
+"""A VLMEvalKit dataset class for one of our tasks, generated from its :class:`~ambi_plugin.vlmeval.spec.VlmevalTask`.
 
 The class is an ``ImageBaseDataset`` with ``force_use_dataset_prompt = True`` (a model's own prompt
 would replace the paper's), type ``VQA`` (run.py then names no default judge, see
@@ -28,7 +28,7 @@ import pandas as pd
 from vlmeval.dataset.image_base import ImageBaseDataset
 
 from ambi_plugin.core.coords import MODEL_SETTING_KEYS
-from ambi_plugin.vlmeval.spec import TaskSpec, read_docs
+from ambi_plugin.vlmeval.spec import VlmevalTask, read_docs
 
 
 class AmbiDatasetError(ValueError):
@@ -58,7 +58,7 @@ class AmbiTaskDataset(ImageBaseDataset):
     TYPE = "VQA"
     MODALITY = "IMAGE"
     force_use_dataset_prompt = True
-    AMBI_SPEC: TaskSpec
+    AMBI_SPEC: VlmevalTask
 
     @classmethod
     def supported_datasets(cls) -> list[str]:
@@ -94,7 +94,7 @@ class AmbiTaskDataset(ImageBaseDataset):
         return self.AMBI_SPEC.prompt_kwargs_for(self.prompt_model, self.prompt_settings)
 
     def load_data(self, dataset: str) -> pd.DataFrame:
-        from ambi_plugin.lmms import hooks
+        from ambi_plugin.runtime import hooks
         from ambi_plugin.vlmeval.taskhooks import TaskHooks
 
         self.docs = read_docs(self.AMBI_SPEC)
@@ -242,7 +242,7 @@ def warn_damaged(task: str, eval_file: str, damaged: dict[int, str]) -> None:
     )
 
 
-def make_dataset_class(spec: TaskSpec) -> type[AmbiTaskDataset]:
+def make_dataset_class(spec: VlmevalTask) -> type[AmbiTaskDataset]:
     """A subclass of :class:`AmbiTaskDataset` for ``spec``, named after the task (PascalCase)."""
     name = class_name(spec.name)
     doc = f"VLMEvalKit dataset {spec.name!r} ({spec.benchmark}), generated from {spec.source}."

@@ -37,7 +37,7 @@ class LauncherError(ValueError):
 
 def expand_data_args(argv: Sequence[str]) -> list[str]:
     """``--data`` values with our groups replaced by their member tasks."""
-    from ambi_plugin.vlmeval.spec import expand_names
+    from ambi_plugin.runtime.taskindex import expand_groups
 
     out: list[str] = []
     i = 0
@@ -47,11 +47,11 @@ def expand_data_args(argv: Sequence[str]) -> list[str]:
             j = i + 1
             while j < len(argv) and not argv[j].startswith("--"):
                 j += 1
-            out += ["--data", *expand_names(list(argv[i + 1 : j]))]
+            out += ["--data", *expand_groups(list(argv[i + 1 : j]), keep_unknown=True)]
             i = j
             continue
         if arg.startswith("--data="):
-            out += ["--data", *expand_names([arg.split("=", 1)[1]])]
+            out += ["--data", *expand_groups([arg.split("=", 1)[1]], keep_unknown=True)]
         else:
             out.append(arg)
         i += 1

@@ -17,8 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.lmms import hooks
 from ambi_plugin.paths import cache_dir
+from ambi_plugin.runtime import hooks
 from ambi_plugin.vlmeval.spec import DEFAULT_HOOKS
 from ambi_plugin.vlmeval.taskhooks import TaskHooks
 
@@ -68,7 +68,7 @@ def build_message(task: TaskHooks, doc: dict) -> list[dict]:
         and not rec.get("video")
         and not task.kwargs.get("preprocess", rec.get("preprocess"))
     )
-    sources = hooks._images(rec) if plain else []  # then the visuals are the record's images, in order
+    sources = hooks.image_paths(rec) if plain else []  # then the visuals are the record's images, in order
     msgs = [_item(v, sources[i] if i < len(sources) else None) for i, v in enumerate(visuals)]
     msgs.append({"type": "text", "value": text})
     return msgs

@@ -60,7 +60,7 @@ def names_ours(args: list[str]) -> bool:
     """Whether run.py's ``--data`` (tasks or groups) or ``--config`` (data names or classes) names one of ours."""
     import json
 
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
     from ambi_plugin.vlmeval.launcher import _option
 
     ours = set(index())

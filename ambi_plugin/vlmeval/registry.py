@@ -78,9 +78,9 @@ def _known(tasks: list[str], specs: dict) -> list[str]:
     """``tasks`` with our groups expanded; an unknown name fails with suggestions."""
     import difflib
 
-    from ambi_plugin.vlmeval.spec import expand_names
+    from ambi_plugin.runtime.taskindex import expand_groups
 
-    names = expand_names(list(tasks))
+    names = expand_groups(list(tasks), keep_unknown=True)
     unknown = [n for n in names if n not in specs]
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(specs), n=3)

@@ -2,7 +2,7 @@
 
 For every doc (a harness row, :mod:`ambi_plugin.lmms.datasets`) the YAML's ``process_results`` gets
 the stripped response (lmms-eval strips generated text and turns ``None`` into ``""``) while the
-task's prompt kwargs are current (:mod:`ambi_plugin.lmms.task_kwargs`, as the lmms-eval hook does);
+task's prompt kwargs are current (:mod:`ambi_plugin.runtime.task_kwargs`, as the lmms-eval hook does);
 each metric the docs report is reduced by the YAML's aggregation function. Nothing here parses or
 scores: that is ``core.scoring`` behind the hooks, so both harnesses give the same numbers.
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ambi_plugin.vlmeval.spec import TaskSpec, resolve_function
+from ambi_plugin.vlmeval.spec import VlmevalTask, resolve_function
 
 
 def clean_response(value: Any) -> str:
@@ -32,7 +32,7 @@ class TaskScores:
 
 
 def score_task(
-    spec: TaskSpec,
+    spec: VlmevalTask,
     docs: Sequence[dict],
     responses: Sequence[Any],
     *,
@@ -42,7 +42,7 @@ def score_task(
 ) -> TaskScores:
     """Metrics of ``spec`` over ``docs`` answered by ``responses`` (same order, same length), scored with the
     YAML's prompt kwargs for ``model`` (an lmms-eval model name; ``default`` when None) or with ``kwargs``."""
-    from ambi_plugin.lmms import task_kwargs
+    from ambi_plugin.runtime import task_kwargs
 
     if len(docs) != len(responses):
         raise ValueError(f"task {spec.name}: {len(docs)} docs but {len(responses)} responses")

@@ -14,14 +14,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ambi_plugin.taskindex import TaskInfo, index
+from ambi_plugin.runtime.taskindex import TaskInfo, index
 
 FUNCTION_TAG = "!function "
-DEFAULT_PROCESS = "ambi_plugin.lmms.hooks.process_results"
+DEFAULT_PROCESS = "ambi_plugin.runtime.hooks.process_results"
 DEFAULT_HOOKS = {
-    "doc_to_visual": "ambi_plugin.lmms.hooks.doc_to_visual",
-    "doc_to_text": "ambi_plugin.lmms.hooks.doc_to_text",
-    "doc_to_target": "ambi_plugin.lmms.hooks.doc_to_target",
+    "doc_to_visual": "ambi_plugin.runtime.hooks.doc_to_visual",
+    "doc_to_text": "ambi_plugin.runtime.hooks.doc_to_text",
+    "doc_to_target": "ambi_plugin.runtime.hooks.doc_to_target",
 }
 
 
@@ -37,7 +37,7 @@ class MetricSpec:
 
 
 @dataclass(frozen=True)
-class TaskSpec:
+class VlmevalTask:
     name: str
     benchmark: str
     dataset_path: str
@@ -78,7 +78,7 @@ def resolve_function(dotted: str):
         raise TaskSpecError(f"cannot import {dotted!r} named by a task YAML ({exc})") from None
 
 
-def spec_from_info(info: TaskInfo) -> TaskSpec:
+def spec_from_info(info: TaskInfo) -> VlmevalTask:
     cfg, source = info.config, str(info.path)
     path = cfg.get("dataset_path")
     if not isinstance(path, str) or not path.startswith("ambi://"):
@@ -100,7 +100,7 @@ def spec_from_info(info: TaskInfo) -> TaskSpec:
     for key in (*DEFAULT_HOOKS, "doc_to_messages"):
         if cfg.get(key) is not None:
             hooks[key] = _dotted(cfg[key], key=key, source=source)
-    return TaskSpec(
+    return VlmevalTask(
         name=info.name,
         benchmark=info.benchmark,
         dataset_path=path,
@@ -115,7 +115,7 @@ def spec_from_info(info: TaskInfo) -> TaskSpec:
     )
 
 
-def read_docs(spec: TaskSpec) -> list[dict]:
+def read_docs(spec: VlmevalTask) -> list[dict]:
     """The task's harness rows (one per record, in order), as lmms-eval loads them."""
     from ambi_plugin.lmms.datasets import resolve_jsonl
 
@@ -124,35 +124,16 @@ def read_docs(spec: TaskSpec) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def all_specs() -> dict[str, TaskSpec]:
+def all_specs() -> dict[str, VlmevalTask]:
     """A spec for every task YAML we ship (groups are expanded by the launcher, not turned into classes)."""
     return {name: spec_from_info(info) for name, info in index().items() if info.kind == "task"}
 
 
-def expand_names(names: list[str]) -> list[str]:
-    """Task names with our groups replaced by their member tasks (other names pass through unchanged)."""
-    idx = index()
-    out: list[str] = []
-
-    def add(name: str) -> None:
-        info = idx.get(name)
-        if info is not None and info.kind == "group":
-            for member in info.members:
-                add(member)
-        elif name not in out:
-            out.append(name)
-
-    for name in names:
-        add(name)
-    return out
-
-
 __all__ = [
     "MetricSpec",
-    "TaskSpec",
     "TaskSpecError",
+    "VlmevalTask",
     "all_specs",
-    "expand_names",
     "read_docs",
     "resolve_function",
     "spec_from_info",

@@ -12,16 +12,16 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from ambi_plugin.vlmeval.spec import TaskSpec, resolve_function
+from ambi_plugin.vlmeval.spec import VlmevalTask, resolve_function
 
 
 @dataclass
 class TaskHooks:
-    spec: TaskSpec
+    spec: VlmevalTask
     kwargs: dict[str, Any]
 
     @classmethod
-    def of(cls, spec: TaskSpec, model: str | None = None) -> TaskHooks:
+    def of(cls, spec: VlmevalTask, model: str | None = None) -> TaskHooks:
         return cls(spec, spec.prompt_kwargs_for(model))
 
     def _fn(self, name: str):

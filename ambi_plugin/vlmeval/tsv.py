@@ -27,8 +27,9 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from ambi_plugin.lmms import hooks
-from ambi_plugin.vlmeval.spec import TaskSpec, TaskSpecError, all_specs, expand_names, read_docs
+from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.taskindex import expand_groups
+from ambi_plugin.vlmeval.spec import TaskSpecError, VlmevalTask, all_specs, read_docs
 from ambi_plugin.vlmeval.taskhooks import TaskHooks
 
 
@@ -43,7 +44,7 @@ def _b64(image) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def select_specs(target: str) -> list[TaskSpec]:
+def select_specs(target: str) -> list[VlmevalTask]:
     """Tasks of a benchmark (``ambibench``, ``illusionvqa`` ...), of a group, or named (comma-separated)."""
     import difflib
 
@@ -51,7 +52,7 @@ def select_specs(target: str) -> list[TaskSpec]:
     by_bench = [s for s in specs.values() if s.benchmark == target]
     if by_bench:
         return by_bench
-    names = expand_names([t.strip() for t in target.split(",") if t.strip()])
+    names = expand_groups(target, keep_unknown=True)
     unknown = [n for n in names if n not in specs]
     if unknown:
         benches = sorted({s.benchmark for s in specs.values()})
@@ -71,7 +72,7 @@ class TsvExport(NamedTuple):
     refused: str = ""  # why the task has no file
 
 
-def export_task(spec: TaskSpec, out_dir: Path) -> TsvExport:
+def export_task(spec: VlmevalTask, out_dir: Path) -> TsvExport:
     """Write ``<out_dir>/<task>.tsv``, or refuse the task (no file) when no record can go into one."""
     from tqdm import tqdm
 

@@ -64,7 +64,7 @@ def _higher(name: str) -> bool:
 
 def metric_list(names: list[str]) -> str:
     return "".join(
-        f"  - metric: {n}\n    aggregation: !function ambi_plugin.lmms.aggregate.{n}\n"
+        f"  - metric: {n}\n    aggregation: !function ambi_plugin.runtime.aggregate.{n}\n"
         f"    higher_is_better: {str(_higher(n)).lower()}\n"
         for n in names
     )
@@ -86,7 +86,7 @@ def task_yaml(key: str, *, llm: bool) -> tuple[str, str]:
     text += "lmms_eval_specific_kwargs:\n  default:\n" + kwargs
     if ttype == "description":
         text += "generation_kwargs:\n  max_new_tokens: 512\n  do_sample: false\n  temperature: 0\n"
-    text += f"process_results: !function ambi_plugin.lmms.illusionbench_results.{process}\n"
+    text += f"process_results: !function ambi_plugin.benchmarks.illusionbench.results_hooks.{process}\n"
     text += "metric_list:\n" + metric_list(metrics_for(ttype, llm=llm))
     text += "metadata:\n"
     text += f"  version: {VERSION}\n  benchmark: illusionbench\n  category: all\n  task_type: {ttype}\n"

@@ -62,7 +62,7 @@ def metric_list(names: list[str]) -> str:
     out = ""
     for n in names:
         base = n if n in HIGHER_IS_BETTER else "acc"
-        out += f"  - metric: {n}\n    aggregation: !function ambi_plugin.lmms.aggregate.{n}\n"
+        out += f"  - metric: {n}\n    aggregation: !function ambi_plugin.runtime.aggregate.{n}\n"
         out += f"    higher_is_better: {str(HIGHER_IS_BETTER[base]).lower()}\n"
     return out
 
@@ -90,9 +90,9 @@ def task_yaml(name: str) -> str:
     text += f"    preprocess: {_flow(preprocess)}\n"
     text += f"generation_kwargs:\n  max_new_tokens: {max_tokens}\n  do_sample: false\n  temperature: 0\n"
     if shots:  # chat backends: images interleaved at their <image k> placeholders
-        text += "doc_to_messages: !function ambi_plugin.lmms.hooks.doc_to_messages\n"
+        text += "doc_to_messages: !function ambi_plugin.runtime.hooks.doc_to_messages\n"
     if task == "comprehension":
-        text += "process_results: !function ambi_plugin.lmms.breakdown.by_category_and_question_type\n"
+        text += "process_results: !function ambi_plugin.runtime.breakdown.by_category_and_question_type\n"
     text += "metric_list:\n" + metric_list(metrics_for(task))
     text += "metadata:\n"
     text += f"  version: {VERSION}\n  benchmark: illusionvqa\n"

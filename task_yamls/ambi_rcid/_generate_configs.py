@@ -48,7 +48,7 @@ def task_yaml(ttype: str, variant: str) -> str:
         base = _split_name(name)[0] if _split_name(name) else name
         hib = HIGHER_IS_BETTER.get(name, HIGHER_IS_BETTER.get(base, True))
         metrics.append(
-            f"  - metric: {name}\n    aggregation: !function ambi_plugin.lmms.aggregate.{name}\n"
+            f"  - metric: {name}\n    aggregation: !function ambi_plugin.runtime.aggregate.{name}\n"
             f"    higher_is_better: {str(hib).lower()}"
         )
     gen = (

@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from ambi_plugin.core.schema import RecordError
-from ambi_plugin.lmms import hooks
 from ambi_plugin.lmms.datasets import resolve_jsonl
+from ambi_plugin.runtime import hooks
 
 BASE = {"benchmark": "b", "category": "c", "task_type": "choice", "question": "q", "options": ["x", "y"],
         "answer_index": 0, "image": "ok.png"}  # fmt: skip
@@ -93,7 +93,7 @@ def test_unknown_yaml_key_names_file_task_and_key(yaml_with_unknown_keys, capsys
     from lmms_eval.api.task import TaskConfig
 
     from ambi_plugin.cli import main
-    from ambi_plugin.taskindex import load_yaml
+    from ambi_plugin.runtime.taskindex import load_yaml
 
     task_file, template = yaml_with_unknown_keys / "mytask.yaml", yaml_with_unknown_keys / "_tmpl"
     with pytest.raises(TypeError) as err:  # what lmms-eval says on its own
@@ -121,7 +121,7 @@ def test_unknown_key_in_our_own_yaml_is_reported_at_discovery(yaml_with_unknown_
 
 
 def test_our_shipped_yamls_use_only_keys_lmms_eval_accepts():
-    from ambi_plugin.taskindex import check_keys
+    from ambi_plugin.lmms.validate import check_keys
 
     assert check_keys() == []
 

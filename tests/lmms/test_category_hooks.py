@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ambi_plugin.lmms.new_category import scaffold
+from ambi_plugin.runtime.new_category import scaffold
 
 
 @pytest.fixture(scope="module")

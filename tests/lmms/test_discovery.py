@@ -14,7 +14,7 @@ from ambi_plugin.lmms.validate import builtin_task_names, name_collisions
 from ambi_plugin.paths import tasks_dir
 from ambi_plugin.replayfile import write_reference_predictions
 from ambi_plugin.report import find_results_json, task_metrics
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime.taskindex import index
 
 PROBE = """
 import json, sys

@@ -157,7 +157,7 @@ def test_section_only_for_runs_with_our_tasks():
 
 
 def test_config_with_our_function_is_ours():
-    from ambi_plugin.lmms.hooks import process_results
+    from ambi_plugin.runtime.hooks import process_results
 
     assert ownership.config_is_ours({"dataset_path": "json", "process_results": process_results})
     assert not ownership.config_is_ours({"dataset_path": "json", "process_results": lambda doc, res: {}})
@@ -168,7 +168,7 @@ def test_lmms_eval_task_config_is_read_by_attribute():
     falsy): ownership must read the attributes, or per-model scoring settings never reach our hooks."""
     from lmms_eval.api.task import TaskConfig
 
-    from ambi_plugin.lmms.hooks import process_results
+    from ambi_plugin.runtime.hooks import process_results
 
     ours = TaskConfig(task="mybench_x", dataset_path="ambi://ambibench", dataset_name="mixed_localization")
     assert not ours and ownership.config_is_ours(ours)
@@ -181,7 +181,7 @@ def test_process_results_of_a_task_config_of_ours_sees_its_model_kwargs(monkeypa
 
     from lmms_eval.api.task import ConfigurableTask, TaskConfig
 
-    from ambi_plugin.lmms import task_kwargs
+    from ambi_plugin.runtime import task_kwargs
 
     seen = []
 

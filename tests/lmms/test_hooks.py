@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from ambi_plugin.core.answers import MODES, reference_response
-from ambi_plugin.lmms import aggregate as agg
-from ambi_plugin.lmms import hooks
+from ambi_plugin.runtime import aggregate as agg
+from ambi_plugin.runtime import hooks
 
 
 def _doc(rec):
@@ -49,7 +49,7 @@ def test_prompt_missing_field_is_named(image):
 
 
 def test_unreadable_image_names_record_and_field(tmp_path, monkeypatch):
-    from ambi_plugin.lmms import item_errors
+    from ambi_plugin.runtime import item_errors
 
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"not an image")
@@ -193,7 +193,7 @@ def test_unknown_aggregation_name_fails_clearly():
 def test_yes_no_without_question_reads_restatements_against_the_prompt():
     """AmbiBench motion records have no question: the task's prompt is the question a restatement answers."""
     from ambi_plugin.benchmarks.ambibench import PROMPT_MOTION_IMAGE, PROMPT_MOTION_STATIC
-    from ambi_plugin.lmms import task_kwargs
+    from ambi_plugin.runtime import task_kwargs
 
     rec = {"id": "m1", "task_type": "yes_no", "answer_bool": True, "image": "x.png"}
     with task_kwargs.using({"prompt": PROMPT_MOTION_STATIC}):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from ambi_plugin.core.scoring import score_item
-from ambi_plugin.lmms import aggregate, unparsed
 from ambi_plugin.lmms.discovery import _name_items
 from ambi_plugin.lmms.results_meta import ambi_section
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime import aggregate, unparsed
+from ambi_plugin.runtime.taskindex import index
 
 CHOICE = {"id": "q", "task_type": "choice", "question": "Which?", "options": ["x", "y"], "answer_index": 0}
 

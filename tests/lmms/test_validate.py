@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ambi_plugin.lmms.breakdown import fields_of, make_process_results
 from ambi_plugin.lmms.validate import validate_tasks
-from ambi_plugin.taskindex import TaskYamlError, index, load_yaml
+from ambi_plugin.runtime.breakdown import fields_of, make_process_results
+from ambi_plugin.runtime.taskindex import TaskYamlError, index, load_yaml
 
 
 def test_every_yaml_validates_through_lmms_eval():

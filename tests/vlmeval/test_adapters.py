@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from ambi_plugin.lmms import hooks
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.taskindex import expand_groups, expand_tasks, index
 from ambi_plugin.vlmeval.judges import settings_overrides
 from ambi_plugin.vlmeval.launcher import expand_data_args
 from ambi_plugin.vlmeval.scoring import clean_response, clt_stderr, score_task
@@ -36,6 +36,17 @@ def test_groups_in_data_arguments_become_their_tasks():
     argv = expand_data_args(["--data", "ambi_synth_all", "MMBench_DEV_EN", "--model", "m", "--data=ambi_synth_region"])
     assert argv == ["--data", *members, "MMBench_DEV_EN", "--model", "m", "--data", "ambi_synth_region"]
 
+
+
+def test_one_group_expander_for_both_harnesses_and_the_replay_tools():
+    idx = index()
+    members = idx["ambi_synth_all"].members
+    assert expand_groups("ambi_synth_all, ambi_synth_region") == members  # each task once, in order
+    assert [i.name for i in expand_tasks(["ambi_synth_all"])] == members
+    assert expand_tasks("ambi_synth_region") == [idx["ambi_synth_region"]]
+    assert expand_groups(["MMBench_DEV_EN", "ambi_synth_all"], keep_unknown=True) == ["MMBench_DEV_EN", *members]
+    with pytest.raises(KeyError, match="did you mean ambi_synth_region"):
+        expand_groups(["ambi_synth_regio"])
 
 @pytest.mark.parametrize(
     ("judge_kwargs", "want"),

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from ambi_plugin.lmms import hooks
+from ambi_plugin.runtime import hooks
 from ambi_plugin.vlmeval.messages import MessageError, build
 from ambi_plugin.vlmeval.spec import all_specs, read_docs
 from ambi_plugin.vlmeval.taskhooks import TaskHooks

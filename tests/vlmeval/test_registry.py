@@ -10,7 +10,7 @@ import vlmeval.config
 import vlmeval.dataset as vd
 from PIL import Image
 
-from ambi_plugin.lmms import hooks
+from ambi_plugin.runtime import hooks
 from ambi_plugin.vlmeval import register
 from ambi_plugin.vlmeval.dataset import AmbiTaskDataset, MultiImageRefused
 from ambi_plugin.vlmeval.spec import all_specs

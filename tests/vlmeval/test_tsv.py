@@ -12,7 +12,7 @@ from illusion_fixtures import illusionbench_copy, illusionvqa_copy
 from PIL import Image
 from vlmeval_run import load_tsvs_in_vlmevalkit
 
-from ambi_plugin.lmms import hooks
+from ambi_plugin.runtime import hooks
 from ambi_plugin.vlmeval.spec import all_specs, read_docs
 from ambi_plugin.vlmeval.taskhooks import TaskHooks
 from ambi_plugin.vlmeval.tsv import export_task, export_tsv

@@ -196,13 +196,13 @@ def same(a: float, b: float) -> bool:
 
 # Hooks of a made-up benchmark with its own doc_to_* functions (as VIA-Bench has): a system turn, a blind variant.
 def custom_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
-    from ambi_plugin.lmms import hooks
+    from ambi_plugin.runtime import hooks
 
     return [] if (lmms_eval_specific_kwargs or {}).get("blind") else hooks.doc_to_visual(doc, lmms_eval_specific_kwargs)
 
 
 def custom_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
-    from ambi_plugin.lmms import hooks
+    from ambi_plugin.runtime import hooks
 
     kwargs = lmms_eval_specific_kwargs or {}
     content = [{"type": "image", "url": im} for im in custom_visual(doc, kwargs)]
@@ -243,7 +243,7 @@ def load_tsvs_in_vlmevalkit(lmudata: Path, names: list[str], env: dict) -> dict[
 
 def half_blind_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
     """Images for every other record only (a task mixing image and text-only records)."""
-    from ambi_plugin.lmms import hooks
+    from ambi_plugin.runtime import hooks
 
     rec = hooks.record_of(doc)
     keep = int(hashlib.sha256(str(rec["id"]).encode()).hexdigest(), 16) % 2 == 0

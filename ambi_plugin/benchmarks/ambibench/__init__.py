@@ -191,7 +191,7 @@ class TaskSpec:
     @property
     def process_results(self) -> str | None:
         """The breakdown ``process_results`` function, when the task reports metrics by record fields."""
-        return "ambi_plugin.lmms.breakdown.by_" + "_and_".join(self.breakdown) if self.breakdown else None
+        return "ambi_plugin.runtime.breakdown.by_" + "_and_".join(self.breakdown) if self.breakdown else None
 
     @property
     def metrics(self) -> tuple[str, ...]:

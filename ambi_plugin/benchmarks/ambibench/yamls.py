@@ -84,7 +84,7 @@ def task_yaml(spec: TaskSpec) -> str:
         better = HIGHER_IS_BETTER[base]
         lines += [
             f"  - metric: {metric}",
-            f"    aggregation: !function ambi_plugin.lmms.aggregate.{metric}",
+            f"    aggregation: !function ambi_plugin.runtime.aggregate.{metric}",
             f"    higher_is_better: {'true' if better else 'false'}",
         ]
     lines += [

@@ -23,7 +23,7 @@ def metric_names_for(illusion_type: str) -> list[str]:
 
 
 def _make(illusion_type: str) -> Callable[[dict, list], dict]:
-    from ambi_plugin.lmms.hooks import record_of, score_response
+    from ambi_plugin.runtime.hooks import record_of, score_response
 
     names = metric_names_for(illusion_type)
 

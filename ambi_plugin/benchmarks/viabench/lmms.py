@@ -1,6 +1,6 @@
 """The functions VIA-Bench's task YAMLs point to (``!function ambi_plugin.benchmarks.viabench.lmms.<name>``).
 
-Thin: prompts come from :mod:`ambi_plugin.lmms.hooks` (``build_prompt``), scoring from
+Thin: prompts come from :mod:`ambi_plugin.runtime.hooks` (``build_prompt``), scoring from
 :mod:`ambi_plugin.benchmarks.viabench.scoring`. Kwargs of ``lmms_eval_specific_kwargs`` read here:
 
 * ``system_prompt``: the variant's system prompt. Chat backends (``doc_to_messages``) get it as a system
@@ -18,7 +18,7 @@ from typing import Any
 
 from ambi_plugin.benchmarks.viabench import scoring
 from ambi_plugin.benchmarks.viabench.variants import prepare
-from ambi_plugin.lmms import hooks
+from ambi_plugin.runtime import hooks
 
 
 def record(doc: dict) -> dict:
@@ -76,7 +76,7 @@ def _response(results: list) -> Any:
 
 def _score(doc: dict, results: list) -> dict:
     """An item whose image could not be read is scored as an empty answer (lmms/item_errors.py)."""
-    from ambi_plugin.lmms import item_errors
+    from ambi_plugin.runtime import item_errors
 
     rec = record(doc)
     item = scoring.score_item(rec, item_errors.scored_response(rec, _response(results)))
@@ -108,7 +108,7 @@ def _make(metric: str) -> Callable[[list], float]:
 
 def unparsed(items: list) -> float:
     """The number of answers Match could not read; the examples are kept for the results JSON."""
-    from ambi_plugin.lmms.unparsed import note
+    from ambi_plugin.runtime.unparsed import note
 
     items = list(items)
     note(items)

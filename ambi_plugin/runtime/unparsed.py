@@ -1,0 +1,68 @@
+"""The answers no parser could read, per task: up to :data:`MAX_EXAMPLES` with their ids, for the results JSON.
+
+The ``unparsed`` aggregation (:mod:`ambi_plugin.runtime.aggregate`, and VIA-Bench's) runs once per task over every
+item lmms-eval gathered (all processes), and calls :func:`note` with them. Each item carries its task's name
+(``item["task"]``, set by the ``process_results`` hook of :mod:`ambi_plugin.lmms.discovery`). The results writer
+(:mod:`ambi_plugin.lmms.results_meta`) puts :func:`examples` in its section as::
+
+    "unparsed": {"<task>": {"count": 3, "examples": [{"id": "...", "response": "...", "reason": "no_label"}, ...]}}
+
+and ``ambi results`` prints them as a short list. The per-item samples (``--log_samples``) hold every item's
+``parsed``, ``parse_reason`` and ``response`` already.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+MAX_EXAMPLES = 20
+MAX_RESPONSE_CHARS = 300
+_LOCK = threading.Lock()
+_SEEN: dict[str, dict[str, Any]] = {}
+
+
+def _is_unparsed(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("parsed") is False
+
+
+def note(items: Iterable[Any]) -> None:
+    """Remember the unparsed items of one task's aggregation (the count, and up to MAX_EXAMPLES of them)."""
+    bad = [it for it in items if _is_unparsed(it)]
+    if not bad:
+        return
+    task = str(bad[0].get("task") or "?")
+    examples = []
+    for it in bad[:MAX_EXAMPLES]:
+        text = str(it.get("response") or "")
+        if len(text) > MAX_RESPONSE_CHARS:
+            text = text[: MAX_RESPONSE_CHARS - 3] + "..."
+        examples.append({"id": it.get("id"), "response": text, "reason": it.get("parse_reason") or ""})
+    with _LOCK:
+        _SEEN[task] = {"count": len(bad), "examples": examples}
+
+
+def examples() -> dict[str, dict[str, Any]]:
+    """{task: {"count", "examples"}} of every task aggregated in this process with an unparsed answer."""
+    with _LOCK:
+        return {task: dict(v) for task, v in sorted(_SEEN.items())}
+
+
+def clear() -> None:
+    with _LOCK:
+        _SEEN.clear()
+
+
+def format_examples(section: dict[str, Any], *, per_task: int = 5) -> str:
+    """The short list ``ambi results`` prints: per task, the count and the first ``per_task`` answers."""
+    lines = []
+    for task, info in sorted((section or {}).items()):
+        if not isinstance(info, dict):
+            continue
+        lines.append(f"{task}: {int(info.get('count') or 0)} unparsed")
+        for ex in (info.get("examples") or [])[:per_task]:
+            text = " ".join(str(ex.get("response") or "").split())
+            text = text if len(text) <= 80 else text[:77] + "..."
+            lines.append(f"  - {ex.get('id')}: {text!r} ({ex.get('reason') or 'unread'})")
+    return "\n".join(lines)
