@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.inputfiles import named_input
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import metric_names, score_item
 
