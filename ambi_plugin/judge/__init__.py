@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ambi_plugin.core.judging import set_judge_provider
 from ambi_plugin.judge.base import Judge
 from ambi_plugin.judge.cache import JudgeCache
 from ambi_plugin.judge.settings import BACKENDS, JudgeConfigError, JudgeSettings, resolve_settings
@@ -69,6 +70,19 @@ def current_judge() -> Judge | None:
     return _judge
 
 
+def default_judge_for(matcher: Any = None) -> Judge:
+    """The judge core scoring uses when none is handed in (installed as core's judge provider below): an
+    offline judge using ``matcher`` when one is given, else the process's configured judge (:func:`get_judge`)."""
+    if matcher is not None:  # a core Matcher alone decides set matches (tests, custom matchers)
+        from ambi_plugin.judge.offline import OfflineJudge
+
+        return OfflineJudge(matcher=matcher)
+    return get_judge()
+
+
+set_judge_provider(default_judge_for)
+
+
 def judge_info() -> dict[str, Any]:
     """``info()`` of the judge this process used; when none was built, the configured one's settings."""
     judge = current_judge()
@@ -100,6 +114,7 @@ __all__ = [
     "Score",
     "Verdict",
     "current_judge",
+    "default_judge_for",
     "get_judge",
     "judge_info",
     "make_judge",
