@@ -8,12 +8,26 @@ loading options work unchanged: ``device_map=auto`` spreads the layers over the 
 A request goes through the backend's own ``generate_until`` (its own chat template, image processing and decoding):
 we give it a one-document ``task_dict`` and an ``Instance`` in the argument layout of its kind (chat models take
 ``doc_to_messages``, simple models ``doc_to_visual``). lmms-eval is imported lazily.
+
+This is the lmms-eval side of the switch-head analysis (``ambi_plugin.analysis`` never imports a harness): importing
+this module hands analysis its model driver (:func:`ambi_plugin.analysis.driver.set_driver_factory` with
+:class:`BackendModel`), so whoever builds the model with :func:`load_backend` has the driver installed. The process
+layout helpers (``shard``, ``gather``, ...) live in :mod:`ambi_plugin.analysis.driver` and are re-exported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from ambi_plugin.analysis.driver import (  # noqa: F401 - re-exported (the old analysis.backend face)
+    _dist,
+    gather,
+    is_main_process,
+    rank_and_world,
+    set_driver_factory,
+    shard,
+)
 
 __all__ = ["BackendModel", "gather", "is_main_process", "load_backend", "shard"]
 
@@ -65,36 +79,4 @@ class BackendModel:
         return str(getattr(out, "text", out))
 
 
-def _dist():
-    try:
-        import torch.distributed as dist
-    except ImportError:  # pragma: no cover
-        return None
-    return dist if dist.is_available() and dist.is_initialized() else None
-
-
-def rank_and_world(lm: Any = None) -> tuple[int, int]:
-    dist = _dist()
-    if dist is not None:
-        return dist.get_rank(), dist.get_world_size()
-    return int(getattr(lm, "rank", 0) or 0), int(getattr(lm, "world_size", 1) or 1)
-
-
-def is_main_process(lm: Any = None) -> bool:
-    return rank_and_world(lm)[0] == 0
-
-
-def shard(items: Sequence[Any], lm: Any = None) -> list[Any]:
-    """This process's share of ``items`` (every ``world``-th item from ``rank``)."""
-    rank, world = rank_and_world(lm)
-    return list(items[rank::world])
-
-
-def gather(obj: Any) -> list[Any]:
-    """Every process's ``obj`` (``torch.distributed.all_gather_object`` when initialised, else ``[obj]``)."""
-    dist = _dist()
-    if dist is None:
-        return [obj]
-    out: list[Any] = [None] * dist.get_world_size()
-    dist.all_gather_object(out, obj)
-    return out
+set_driver_factory(BackendModel)
