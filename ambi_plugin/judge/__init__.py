@@ -33,13 +33,10 @@ def make_judge(settings: JudgeSettings | None = None, **overrides: Any) -> Judge
         from ambi_plugin.judge.offline import OfflineJudge
 
         return OfflineJudge(settings)
-    if settings.backend == "openai":
-        from ambi_plugin.judge.backends.openai_chat import OpenAIChatBackend as backend_cls
-    elif settings.backend == "lmms_eval":
-        from ambi_plugin.judge.backends.lmms import LmmsEvalBackend as backend_cls
-    else:
-        from ambi_plugin.judge.backends.hf import HFBackend as backend_cls
+    from ambi_plugin.judge.backends import backend_class
     from ambi_plugin.judge.llm import LLMJudge
+
+    backend_cls = backend_class(settings.backend if settings.backend in ("openai", "lmms_eval") else "hf")
 
     cache = JudgeCache(settings.cache_path) if settings.cache else None
     return LLMJudge(settings, backend_cls(settings), cache)

@@ -5,6 +5,9 @@ So a user's existing lmms-eval judge settings work unchanged: the provider is ``
 provider reads its own variables (``OPENAI_API_KEY``, ``OPENAI_API_URL``, ``AZURE_*`` ...). The judge
 model is ``AMBI_JUDGE_MODEL`` / ``model:``, else lmms-eval's usual ``MODEL_VERSION`` or
 ``GPT_EVAL_MODEL_NAME``. lmms-eval is imported only when this backend is built.
+
+It lives in the lmms adapter (the only place that may import lmms-eval) and registers itself as the judge backend
+``lmms_eval`` when imported; the judge package finds it by name otherwise (``ambi_plugin.judge.backends.ON_DEMAND``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 import threading
 from typing import Any
 
+from ambi_plugin.judge.backends import register_backend
 from ambi_plugin.judge.settings import JudgeConfigError, JudgeSettings
 from ambi_plugin.judge.transport import Counters, FatalJudgeError, RetryableError, with_retries
 
@@ -99,3 +103,6 @@ class LmmsEvalBackend:
         return with_retries(
             lambda: self._once(prompt), retries=self.settings.retries, base=self.settings.backoff, on_retry=on_retry
         )
+
+
+register_backend(LmmsEvalBackend.name, LmmsEvalBackend)
