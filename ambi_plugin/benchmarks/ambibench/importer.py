@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks.ambibench import BENCHMARK, TASKS_BY_DATA, draw_region
-from ambi_plugin.inputfiles import named_input
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
+from ambi_plugin.inputfiles import named_input
 from ambi_plugin.paths import replace_dir_atomically
 
 # (normalised category, normalised question type or "*") -> records name (dataset_name)
