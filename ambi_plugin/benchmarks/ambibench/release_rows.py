@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks.ambibench import TASKS_BY_DATA
-from ambi_plugin.benchmarks.ambibench.importer import _choices, _key, _label
+from ambi_plugin.benchmarks.ambibench.importer_rows import _choices, _key, _label
 
 HUB_REPO = "BLNL/AmbiBench"
 METADATA = "metadata.jsonl"
