@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.inputfiles import named_input
 
 
 class ConfigError(ValueError):

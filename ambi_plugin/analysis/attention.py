@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ambi_plugin.analysis.backend import BackendModel
+from ambi_plugin.analysis.driver import model_driver
 from ambi_plugin.analysis.heads import find_head_modules, unwrap_model
 from ambi_plugin.analysis.hooks import mark_owned
 
@@ -125,7 +125,7 @@ def attention_to_image(lm: Any, prompt: str, images: Sequence[str], *, layer: in
         if visual is not None:
             handles.append(visual.register_forward_pre_hook(mark_owned(visual_pre), with_kwargs=True))
         handles.append(attn_module.register_forward_hook(mark_owned(attn_out)))
-        answer = BackendModel(lm, gen_kwargs=gen_kwargs).generate(prompt, images)
+        answer = model_driver(lm, gen_kwargs=gen_kwargs).generate(prompt, images)
     finally:
         for h in handles:
             h.remove()

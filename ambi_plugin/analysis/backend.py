@@ -1,100 +1,14 @@
-"""Drive an lmms-eval model backend (``qwen2_5_vl``, ``llava_hf``, ``internvl3``, ...) one request at a time.
+"""Deprecated alias: moved to :mod:`ambi_plugin.lmms.analysis_driver` (kept for one release)."""
 
-The model is built by lmms-eval's own registry (``lmms_eval.models.get_model(name).create_from_arg_string``), so its
-loading options work unchanged: ``device_map=auto`` spreads the layers over the GPUs of one process, and under
-``accelerate launch --num_processes N`` every process holds a replica (data parallel; :func:`shard` and
-:func:`gather` split the items and collect the results with ``torch.distributed``).
+import sys
+import warnings
 
-A request goes through the backend's own ``generate_until`` (its own chat template, image processing and decoding):
-we give it a one-document ``task_dict`` and an ``Instance`` in the argument layout of its kind (chat models take
-``doc_to_messages``, simple models ``doc_to_visual``). lmms-eval is imported lazily.
-"""
+from ambi_plugin.lmms import analysis_driver as _moved
 
-from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
-
-__all__ = ["BackendModel", "gather", "is_main_process", "load_backend", "shard"]
-
-_TASK, _SPLIT = "ambi_switch_heads", "test"
-
-
-def load_backend(model: str, model_args: str = "", *, device: str | None = None) -> Any:
-    """An lmms-eval model object built by lmms-eval's registry (our entry points are loaded with it)."""
-    from lmms_eval import models
-
-    cls = models.get_model(model)
-    return cls.create_from_arg_string(model_args, {"batch_size": 1, "max_batch_size": None, "device": device})
-
-
-class BackendModel:
-    """One prompt + one image in, the backend's answer out, through its own ``generate_until``."""
-
-    def __init__(self, lm: Any, *, gen_kwargs: dict[str, Any] | None = None) -> None:
-        self.lm = lm
-        self.gen_kwargs = {"max_new_tokens": 16, "temperature": 0, "until": []}
-        self.gen_kwargs.update(gen_kwargs or {})
-
-    @staticmethod
-    def _doc_to_visual(doc: dict) -> list:
-        from PIL import Image
-
-        return [Image.open(path).convert("RGB") for path in doc["images"]]
-
-    @staticmethod
-    def _doc_to_messages(doc: dict) -> list[dict]:
-        content = [{"type": "image", "url": img} for img in BackendModel._doc_to_visual(doc)]
-        content.append({"type": "text", "text": doc["prompt"]})
-        return [{"role": "user", "content": content}]
-
-    def generate(self, prompt: str, images: Sequence[str]) -> str:
-        from lmms_eval.api.instance import Instance
-
-        doc = {"prompt": prompt, "images": list(images)}
-        self.lm.task_dict = {_TASK: {_SPLIT: {0: doc}}}
-        gen = dict(self.gen_kwargs)
-        if getattr(self.lm, "is_simple", True):
-            args = (prompt, gen, self._doc_to_visual, 0, _TASK, _SPLIT)
-        else:
-            args = (prompt, self._doc_to_messages, gen, 0, _TASK, _SPLIT)
-        inst = Instance(
-            request_type="generate_until", arguments=args, idx=0, metadata={"task": _TASK, "doc_id": 0, "repeats": 1}
-        )
-        out = self.lm.generate_until([inst])[0]
-        return str(getattr(out, "text", out))
-
-
-def _dist():
-    try:
-        import torch.distributed as dist
-    except ImportError:  # pragma: no cover
-        return None
-    return dist if dist.is_available() and dist.is_initialized() else None
-
-
-def rank_and_world(lm: Any = None) -> tuple[int, int]:
-    dist = _dist()
-    if dist is not None:
-        return dist.get_rank(), dist.get_world_size()
-    return int(getattr(lm, "rank", 0) or 0), int(getattr(lm, "world_size", 1) or 1)
-
-
-def is_main_process(lm: Any = None) -> bool:
-    return rank_and_world(lm)[0] == 0
-
-
-def shard(items: Sequence[Any], lm: Any = None) -> list[Any]:
-    """This process's share of ``items`` (every ``world``-th item from ``rank``)."""
-    rank, world = rank_and_world(lm)
-    return list(items[rank::world])
-
-
-def gather(obj: Any) -> list[Any]:
-    """Every process's ``obj`` (``torch.distributed.all_gather_object`` when initialised, else ``[obj]``)."""
-    dist = _dist()
-    if dist is None:
-        return [obj]
-    out: list[Any] = [None] * dist.get_world_size()
-    dist.all_gather_object(out, obj)
-    return out
+__deprecated_alias__ = "ambi_plugin.lmms.analysis_driver"
+warnings.warn(
+    "ambi_plugin.analysis.backend moved to ambi_plugin.lmms.analysis_driver; the old path goes in the next release",
+    FutureWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = _moved

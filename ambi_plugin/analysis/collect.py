@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ambi_plugin.analysis.backend import BackendModel, gather, is_main_process, rank_and_world, shard
 from ambi_plugin.analysis.capture import HeadRecorder, from_storage, to_storage
+from ambi_plugin.analysis.driver import gather, is_main_process, model_driver, rank_and_world, shard
 from ambi_plugin.analysis.heads import DEFAULT_PATTERN, head_layout
 from ambi_plugin.analysis.hooks import HookSet
 from ambi_plugin.analysis.prompts import (
@@ -177,7 +177,7 @@ def capture_category(
     (folder / "acts").mkdir(parents=True, exist_ok=True)
     rank, _ = rank_and_world(lm)
     layout = head_layout(lm, pattern=pattern)
-    driver = BackendModel(lm, gen_kwargs=gen_kwargs)
+    driver = model_driver(lm, gen_kwargs=gen_kwargs)
     done = _done(folder, rank=rank)
     todo = [r for r in shard(list(records), lm) if str(r["id"]) not in done]
     if done and is_main_process(lm):

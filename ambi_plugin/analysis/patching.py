@@ -15,9 +15,9 @@ into run A and asks how much of B comes back:
 * Spearman rank correlation between the switching score ``s``, AtP and the exact per-head effect, over the heads
   that have all the values compared.
 
-The model inputs are the backend's own: one ``generate_until`` call per prompt (one new token) through
-:class:`~ambi_plugin.analysis.backend.BackendModel` hands the model the inputs its chat template and image processor
-built; they are kept (less the KV cache) and every run of the item re-uses them. A re-run must give the first-step
+The model inputs are the backend's own: one ``generate_until`` call per prompt (one new token) through the model
+driver (:mod:`ambi_plugin.analysis.driver`; lmms-eval's is :class:`~ambi_plugin.lmms.analysis_driver.BackendModel`)
+hands the model the inputs its chat template and image processor built; they are kept (less the KV cache) and every run of the item re-uses them. A re-run must give the first-step
 logits the backend's call gave, or the item is refused. Only prompt positions that name one token can be patched:
 ``last_prompt`` (the default) or an integer; ``mean_prompt`` / ``mean_generated`` cannot.
 """
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ambi_plugin.analysis.backend import BackendModel
 from ambi_plugin.analysis.capture import parse_position
+from ambi_plugin.analysis.driver import model_driver
 from ambi_plugin.analysis.heads import DEFAULT_PATTERN, HeadLayout, head_layout, unwrap_model
 from ambi_plugin.analysis.hooks import HookSet
 
@@ -161,7 +161,7 @@ def _first_step(lm: Any, prompt: str, images: Sequence[str]) -> tuple[dict[str, 
         model.register_forward_hook(post, with_kwargs=True),
     ]
     try:
-        BackendModel(lm, gen_kwargs={"max_new_tokens": 1}).generate(prompt, images)
+        model_driver(lm, gen_kwargs={"max_new_tokens": 1}).generate(prompt, images)
     finally:
         for h in handles:
             h.remove()

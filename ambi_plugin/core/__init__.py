@@ -4,11 +4,14 @@ Nothing here imports a harness. The pieces every benchmark shares:
 
 * ``schema``: the JSONL record (one evaluation item) and its validation;
 * ``parsing``: total parsers from a model's reply to a typed value or an explicit "unparseable"
-  (:class:`Parsed`), one per answer format, and option labels (A / a / i);
+  (:class:`Parsed`), one module per answer kind, option labels (A / a / i) and ``response_text`` (any reply
+  -> its text);
 * ``matching``: the :class:`Matcher` interface for open answers and the :class:`OfflineMatcher`
   default (AmbiBench A.5's rule, ground truth as Set 1, with a shipped synonym/hypernym lexicon);
 * ``metrics``: pure per-item scores and aggregations (accuracy, FP ratio, AP@0.5, hit rate, RCID
-  outcomes, mean and std).
+  outcomes, mean and std);
+* ``scoring`` / ``judging``: one item score per task type; a judge-decided item uses the judge handed in, else
+  the provider ``ambi_plugin.judge`` installs (core never imports the judge package).
 """
 
 from ambi_plugin.core.matching import (

@@ -51,7 +51,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.inputfiles import named_input
 
 TASK_TYPES = (
     "choice",  # one correct option (letters, roman numerals)

@@ -29,7 +29,8 @@ Metric names (see ``METRICS_BY_TYPE``):
                           be read (they count as not correct; see ``ambi_plugin.judge``)
 ========================  =====================================================================
 
-Open, region and description items are decided by the configured judge (``ambi_plugin.judge.get_judge()``;
+Open, region and description items are decided by a judge handed in (``score_item(..., judge=)``), else by the
+judge provider the judge layer installs (``core/judging.py``: the configured judge, ``ambi_plugin.judge.get_judge()``;
 offline by default), one ``set_match`` judgement per view, and record ``item["judge"]`` = backend,
 model, rounds, every raw reply, and whether a verdict errored.
 """
@@ -42,6 +43,7 @@ from typing import Any
 
 from ambi_plugin.core import metrics as M
 from ambi_plugin.core.coords import to_original_pixels
+from ambi_plugin.core.judging import item_info, resolve_judge
 from ambi_plugin.core.matching import Matcher, OfflineMatcher
 from ambi_plugin.core.parsing import parse_answer
 from ambi_plugin.core.schema import DEFAULT_FORMAT
@@ -187,8 +189,6 @@ def _split_views(record: dict, parsed_value: Any, fmt: str) -> list[list[str]]:
 
 def _score_open(record: dict, parsed, judge) -> dict:
     """One ``set_match`` judgement per view (PROTOCOL: positional views; ground truth is Set 1)."""
-    from ambi_plugin.judge.base import item_info
-
     views = record["views"]
     names = [v.get("name") or str(i) for i, v in enumerate(views)]
     if not parsed.ok:
@@ -215,8 +215,6 @@ def _score_description(record: dict, parsed, judge) -> dict:
     The offline judge uses the record's ``key_terms`` / ``conflict_terms`` when it has them. A rating the
     judge could not give counts 0 and in ``judge_errors``.
     """
-    from ambi_plugin.judge.base import item_info
-
     if not parsed.ok:
         return {"score": 0.0, "correct": False, "judge": item_info(judge, [])}
     result = judge.description_score(
@@ -230,15 +228,7 @@ def _score_description(record: dict, parsed, judge) -> dict:
 
 
 def _judge_for(judge: Any, matcher: Matcher | None) -> Any:
-    if judge is not None:
-        return judge
-    if matcher is not None:  # a core Matcher alone decides set matches (tests, custom matchers)
-        from ambi_plugin.judge.offline import OfflineJudge
-
-        return OfflineJudge(matcher=matcher)
-    from ambi_plugin.judge import get_judge
-
-    return get_judge()
+    return resolve_judge(judge, matcher)  # handed in, else the judge layer's provider (core/judging.py)
 
 
 # One scorer per task type: (record, parse result, parsed value or None, judge getter) -> the item's fields. The
@@ -331,8 +321,9 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, j
     """Score one response against its record with its task type's scorer (:data:`SCORERS`). Never raises on
     the response.
 
-    Open, region and description items use ``judge`` (default: the configured judge,
-    ``ambi_plugin.judge.get_judge()``); ``matcher`` is a shortcut for an offline judge using that Matcher.
+    Open, region and description items use ``judge`` (default: the installed judge provider's, see
+    ``core/judging.py``: the configured judge, ``ambi_plugin.judge.get_judge()``); ``matcher`` is a shortcut for
+    an offline judge using that Matcher.
     """
     ttype = record["task_type"]
     scorer = SCORERS.get(ttype)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ambi_plugin.core.judging import set_judge_provider
 from ambi_plugin.judge.base import Judge
 from ambi_plugin.judge.cache import JudgeCache
 from ambi_plugin.judge.settings import BACKENDS, JudgeConfigError, JudgeSettings, resolve_settings
@@ -32,13 +33,10 @@ def make_judge(settings: JudgeSettings | None = None, **overrides: Any) -> Judge
         from ambi_plugin.judge.offline import OfflineJudge
 
         return OfflineJudge(settings)
-    if settings.backend == "openai":
-        from ambi_plugin.judge.backends.openai_chat import OpenAIChatBackend as backend_cls
-    elif settings.backend == "lmms_eval":
-        from ambi_plugin.judge.backends.lmms import LmmsEvalBackend as backend_cls
-    else:
-        from ambi_plugin.judge.backends.hf import HFBackend as backend_cls
+    from ambi_plugin.judge.backends import backend_class
     from ambi_plugin.judge.llm import LLMJudge
+
+    backend_cls = backend_class(settings.backend if settings.backend in ("openai", "lmms_eval") else "hf")
 
     cache = JudgeCache(settings.cache_path) if settings.cache else None
     return LLMJudge(settings, backend_cls(settings), cache)
@@ -67,6 +65,19 @@ def reset_judge() -> None:
 def current_judge() -> Judge | None:
     """The judge built so far in this process, or None (does not build one)."""
     return _judge
+
+
+def default_judge_for(matcher: Any = None) -> Judge:
+    """The judge core scoring uses when none is handed in (installed as core's judge provider below): an
+    offline judge using ``matcher`` when one is given, else the process's configured judge (:func:`get_judge`)."""
+    if matcher is not None:  # a core Matcher alone decides set matches (tests, custom matchers)
+        from ambi_plugin.judge.offline import OfflineJudge
+
+        return OfflineJudge(matcher=matcher)
+    return get_judge()
+
+
+set_judge_provider(default_judge_for)
 
 
 def judge_info() -> dict[str, Any]:
@@ -100,6 +111,7 @@ __all__ = [
     "Score",
     "Verdict",
     "current_judge",
+    "default_judge_for",
     "get_judge",
     "judge_info",
     "make_judge",

@@ -23,7 +23,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.inputfiles import named_input
 
 Key = tuple[str, str]
 

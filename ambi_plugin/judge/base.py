@@ -21,32 +21,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from ambi_plugin.core.judging import item_info  # noqa: F401 - re-exported (moved to core)
 from ambi_plugin.judge.settings import JudgeSettings
 from ambi_plugin.judge.templates import TEMPLATES, template_hashes
 from ambi_plugin.judge.transport import Counters
 from ambi_plugin.judge.voting import Choice, Score, Verdict
-
-
-def item_info(judge: Judge, results: Sequence[Verdict | Score | Choice]) -> dict[str, Any]:
-    """What an item score records about its judgements (kept in lmms-eval's logged samples for audit).
-
-    ``rounds``: the most rounds any judgement asked for (0 when no judgement was needed, e.g. an
-    unparseable response); ``raw``: every raw reply, judgement by judgement; ``error``: some judgement
-    could not be read (the item counts as not correct and in ``judge_errors``).
-    """
-    raw: list[str] = []
-    rounds = 0
-    for res in results:
-        raw.extend(res.raw)
-        rounds = max(rounds, len(getattr(res, "votes", None) or getattr(res, "scores", None) or []))
-    return {
-        "backend": judge.backend_name,
-        "model": judge.model,
-        "rounds": rounds,
-        "judgements": len(results),
-        "raw": raw,
-        "error": any(res.error for res in results),
-    }
 
 
 def clean_terms(terms: Sequence[str] | str | None) -> list[str]:

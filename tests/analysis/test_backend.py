@@ -9,12 +9,12 @@ import pytest
 import torch
 
 from ambi_plugin.analysis.attention import visualize
-from ambi_plugin.analysis.backend import BackendModel, load_backend
 from ambi_plugin.analysis.collect import capture_category, load_activations, load_items
 from ambi_plugin.analysis.heads import find_head_modules, unwrap_model
 from ambi_plugin.analysis.hooks import remaining_hooks
 from ambi_plugin.analysis.interventions import HeadsSpec, write_heads_file
 from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.lmms.analysis_driver import BackendModel, load_backend
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
 from .tiny_models import hook_count

@@ -10,7 +10,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from ambi_plugin.analysis.backend import gather, is_main_process, rank_and_world, shard
+from ambi_plugin.analysis.driver import gather, is_main_process, rank_and_world, shard
 
 
 def _free_port() -> int:
@@ -60,9 +60,9 @@ def test_single_process_gather_is_identity():
 
 def _capture_worker(rank: int, world: int, port: int, model_dir: str, records: str, out: str, result: dict) -> None:
     """One data-parallel process: lmms-eval's qwen2_5_vl backend + the real capture, sharded and gathered (gloo)."""
-    from ambi_plugin.analysis.backend import load_backend
     from ambi_plugin.analysis.collect import capture_category, load_items
     from ambi_plugin.demo import TINY_MODEL_ARGS
+    from ambi_plugin.lmms.analysis_driver import load_backend
 
     torch.set_num_threads(1)
     lm = load_backend("qwen2_5_vl", f"pretrained={model_dir},{TINY_MODEL_ARGS}")  # before the group: one CPU replica

@@ -16,11 +16,11 @@ import torch
 from PIL import Image
 
 from ambi_plugin.analysis.attention import VisualizationError, _grid, visualize
-from ambi_plugin.analysis.backend import BackendModel, load_backend
 from ambi_plugin.analysis.capture import HeadRecorder
 from ambi_plugin.analysis.collect import capture_category, load_activations
 from ambi_plugin.analysis.heads import find_head_modules, head_layout
 from ambi_plugin.analysis.hooks import HookSet, remaining_hooks
+from ambi_plugin.lmms.analysis_driver import BackendModel, load_backend
 
 from .tiny_models import hook_count, save_tiny_internvl
 

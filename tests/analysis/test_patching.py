@@ -10,12 +10,12 @@ import json
 import numpy as np
 import pytest
 
-from ambi_plugin.analysis.backend import load_backend
 from ambi_plugin.analysis.collect import capture_category, load_items
 from ambi_plugin.analysis.hooks import remaining_hooks
 from ambi_plugin.analysis.patching import PatchingError, PatchItem, patch_items, patch_position, spearman
 from ambi_plugin.analysis.prompts import first_prompt, second_prompt
 from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.lmms.analysis_driver import load_backend
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
 from .tiny_models import PLANTED, save_planted_qwen

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of every answer parser (core/parsing.py, and VIA-Bench's Match regex): at least
+"""Property-based fuzzing of every answer parser (core/parsing/, and VIA-Bench's Match regex): at least
 10,000 distinct generated inputs each (counted after the call, asserted), no exception, no bug hidden by the
 parsers' last-resort guard, and results of the promised type and range."""
 

@@ -1,4 +1,4 @@
-"""One test per rule the parsers state (core/parsing.py's module and function docstrings, core/restate.py).
+"""One test per rule the parsers state (core/parsing/'s module and function docstrings, core/restate.py).
 
 Each test holds a rule that a mutation of the parser would break: the reply is built so that the other reading
 (first marker instead of last, a label that a wrong rule would take, ...) gives a different value.

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+import ambi_plugin.judge  # noqa: F401 - installs core's default judge provider (core alone has none)
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
 
 PERC = {

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ambi_plugin.core.parsing import response_text
 from ambi_plugin.core.thinking import drop_think_blocks
 
 MAX_CHARS = 100_000  # a longer reply is read from its last 100,000 characters
@@ -64,11 +65,8 @@ class Match:
 
 
 def _text(response: Any) -> str:
-    if response is None:
-        return ""
-    if isinstance(response, bytes):
-        response = response.decode("utf-8", errors="replace")
-    text = str(response)[-MAX_CHARS:]
+    # bytes (only) are decoded; a failing str() propagates to match()'s guard
+    text = response_text(response, max_chars=MAX_CHARS, binary=(bytes,), on_error="raise")
     return _EMPHASIS.sub("", drop_think_blocks(text)).strip()
 
 

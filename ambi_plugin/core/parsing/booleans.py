@@ -1,0 +1,105 @@
+"""Yes/no and true/false answers (``parse_bool``).
+
+Part of :mod:`ambi_plugin.core.parsing` (its module docstring states the rules); import from there."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ambi_plugin.core.parsing.text import _BOOL_MARKER, Parsed, _clean, _fail, _segments, _total
+from ambi_plugin.core.restate import hedge_verdict, restated_verdict
+
+# ----------------------------------------------------------------------------- booleans
+
+_BOOL_VOCAB: dict[str, tuple[dict[str, bool], dict[str, bool]]] = {
+    "true_false": ({"true": True, "correct": True, "false": False, "incorrect": False}, {"yes": True, "no": False}),
+    "yes_no": (
+        {"yes": True, "yeah": True, "yep": True, "no": False, "nope": False},
+        {"true": True, "correct": True, "false": False, "incorrect": False},
+    ),
+}
+_VERDICT = re.compile(
+    r"\b(true|false|correct|incorrect|yes|yeah|yep|no(?!\s+(?:answer|idea|clue|comment|response|reply|verdict)\b)|nope)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:[a-z]+\s+)?$", re.IGNORECASE)
+_VERDICT_END = re.compile(r"\s*(?:$|[.,;:!\n\u2013\u2014-])")
+_NEGATABLE = {"true", "false", "correct", "incorrect"}
+
+
+def _verdicts(s: str, vocab: dict[str, bool]) -> list[tuple[int, bool]]:
+    out = []
+    for m in _VERDICT.finditer(s):
+        word = m.group(1).lower()
+        if word not in vocab:
+            continue
+        value = vocab[word]
+        if word in _NEGATABLE and _NEGATION.search(s[max(0, m.start() - 30) : m.start()]):
+            value = not value
+        out.append((m.start(), value))
+    return out
+
+
+def _determiner_no(s: str, pos: int) -> bool:
+    """ "no" used as a determiner ("there is no motion"), not as a verdict: a word follows it."""
+    return s[pos : pos + 2].lower() == "no" and _DETERMINER_NO.match(s, pos) is not None
+
+
+_DETERMINER_NO = re.compile(r"no\s+[a-z]", re.IGNORECASE)
+
+
+def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = None) -> Parsed | None:
+    """One span's verdict, None when it has none. Order: a verdict word after a marker (``first_only``) or
+    opening the span; a hedge opening it ("Not really", "Of course"); given the question, a restatement of it
+    (with "no motion" read as a negation, not a verdict); every verdict word of the span if they agree."""
+    for vocab in _BOOL_VOCAB[kind]:
+        found = _verdicts(s, vocab)
+        if question and found and all(_determiner_no(s, pos) for pos, _ in found):
+            found = []  # "There is no motion": the restatement decides, below
+        if not found:
+            continue
+        if first_only:
+            return Parsed(found[0][1], True)
+        head = re.sub(r"[\W_]+", " ", s[: found[0][0]].lower()).split()
+        opening = not head or head in (["not"], ["it", "is"], ["it", "is", "not"], ["it", "s"], ["it", "s", "not"])
+        if opening and _VERDICT_END.match(s, _VERDICT.match(s, found[0][0]).end()):  # "No, it is not", "Yes."
+            return Parsed(found[0][1], True)
+        break
+    else:
+        found = []
+    hedge = hedge_verdict(s)
+    if hedge is not None:
+        return Parsed(hedge, True, "hedge")
+    if question and not any(not _determiner_no(s, pos) for pos, _ in found):
+        restated = restated_verdict(s, question)
+        if restated is not None:
+            return Parsed(restated, True, "restated")
+    for vocab in _BOOL_VOCAB[kind]:
+        found = _verdicts(s, vocab)
+        if found:
+            values = {v for _, v in found}
+            return Parsed(values.pop(), True) if len(values) == 1 else _fail("ambiguous")
+    return None
+
+
+@_total
+def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> Parsed:
+    """True/false or yes/no -> bool. ``kind`` picks the primary words; the other pair is a fallback.
+
+    Given the item's ``question`` (or statement), a reply that restates it ("The bars are not the same
+    length.") is read against it (:mod:`ambi_plugin.core.restate`); hedges ("Not really", "Of course") are
+    read with or without it.
+    """
+    if kind not in _BOOL_VOCAB:
+        return _fail(f"bad_kind: {kind!r}")
+    s = _clean(text)
+    if not s:
+        return _fail("empty")
+    q = _clean(question) if question is not None else ""
+    for seg in _segments(s, extra=_BOOL_MARKER):
+        got = _read_bool(seg.strip(), kind, first_only=True, question=q)
+        if got is not None:
+            return got
+    got = _read_bool(s, kind, first_only=False, question=q)
+    return got if got is not None else _fail("no_verdict")
