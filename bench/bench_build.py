@@ -39,8 +39,8 @@ def _pool() -> list[tuple[str, str, object]]:
     import numpy as np
     from PIL import Image
 
-    from ambi_plugin.data.synth.color import generate_contrast, generate_stripe
-    from ambi_plugin.data.synth.common import BuildContext
+    from ambi_plugin.synth.color import generate_contrast, generate_stripe
+    from ambi_plugin.synth.common import BuildContext
 
     out: list[tuple[str, str, object]] = []
     with tempfile.TemporaryDirectory(prefix="ambi-bench-pool-") as tmp:
@@ -90,7 +90,7 @@ def make_source(root: Path, images: int) -> int:
 STAGES = """
 import json, resource, sys, time
 from ambi_plugin.data.hub import build
-from ambi_plugin.data.hub.registry import get
+from ambi_plugin.benchmarks.registry import get
 peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 cpu = lambda: (lambda u: u.ru_utime + u.ru_stime)(resource.getrusage(resource.RUSAGE_SELF))
 t0 = time.perf_counter()

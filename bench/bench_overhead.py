@@ -130,7 +130,7 @@ def side_env(folder: Path, paths: dict[str, Path], run: str) -> dict[str, str]:
 def run_cli(cmd: list[str], env: dict[str, str], out: Path) -> tuple[float, float, float, dict | None, str]:
     """Run one lmms-eval command: wall seconds, CPU seconds (user + system, every thread), peak RSS in MB, the
     results JSON (or None) and the log's tail."""
-    from ambi_plugin.report import find_results_json
+    from ambi_plugin.reports.results import find_results_json
 
     log = out.with_suffix(".log")
     t0 = time.perf_counter()

@@ -27,8 +27,8 @@ ROWS = {"ambibench": 2723, "illusionbench": 1051 * 3, "illusionvqa": 1435, "viab
 def write_copies(root: Path, scale: float) -> dict[str, int]:
     from PIL import Image
 
-    from ambi_plugin.lmms.new_category import example_record
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.new_category import example_record
+    from ambi_plugin.runtime.taskindex import index
 
     by_bench: dict[str, dict[str, str]] = defaultdict(dict)  # benchmark -> records name -> task type
     for info in index().values():

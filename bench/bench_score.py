@@ -101,8 +101,9 @@ def main() -> None:
     args = ap.parse_args()
     from ambi_plugin.core.schema import validate_record
     from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+    from ambi_plugin.reports.answers import answer_columns, read_rows
+    from ambi_plugin.reports.rescore import aggregate_all
     from ambi_plugin.reports.stats import bootstrap_ci
-    from ambi_plugin.scorefile import aggregate_all, answer_columns, read_rows
 
     recs = make_records(args.n)
     for rec in recs[:50]:

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import json, sys, time
 from pathlib import Path
-from ambi_plugin.data.synth import build_suite
+from ambi_plugin.synth import build_suite
 t0 = time.perf_counter()
 root = build_suite(Path(sys.argv[1]), seed=int(sys.argv[2]), n=int(sys.argv[3]))
 seconds = time.perf_counter() - t0
@@ -56,7 +56,7 @@ def build_once(n: int, seed: int, tmp: Path) -> dict:
 
 
 def main() -> None:
-    from ambi_plugin.data.synth import SYNTH_TASKS
+    from ambi_plugin.synth import SYNTH_TASKS
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--items", type=int, nargs="+", default=[1000, 10000, 100000],

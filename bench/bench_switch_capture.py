@@ -62,10 +62,10 @@ def main() -> None:
     import torch
     from PIL import Image
 
-    from ambi_plugin.analysis.backend import BackendModel, load_backend
     from ambi_plugin.analysis.capture import HeadRecorder, parse_position
     from ambi_plugin.analysis.heads import head_layout, unwrap_model
     from ambi_plugin.analysis.hooks import HookSet
+    from ambi_plugin.lmms.analysis_driver import BackendModel, load_backend
     from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-switch-"))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def time_build(n: int, repeats: int) -> list[float]:
-    from ambi_plugin.data.synth import build_suite
+    from ambi_plugin.synth import build_suite
 
     times = []
     for r in range(repeats):
@@ -31,7 +31,7 @@ def time_scoring(n: int) -> tuple[int, float]:
     from ambi_plugin.core.answers import reference_response
     from ambi_plugin.core.schema import read_records
     from ambi_plugin.core.scoring import score_item
-    from ambi_plugin.data.synth import build_suite
+    from ambi_plugin.synth import build_suite
 
     with tempfile.TemporaryDirectory() as tmp:
         root = build_suite(Path(tmp) / "suite", seed=0, n=n)
@@ -46,7 +46,7 @@ def time_scoring(n: int) -> tuple[int, float]:
 
 
 def main() -> None:
-    from ambi_plugin.data.synth import DEFAULT_N
+    from ambi_plugin.synth import DEFAULT_N
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=DEFAULT_N)

@@ -40,8 +40,8 @@ def _peak_mb() -> float:
 
 def run_family(family_name: str, n: int, seed: int) -> dict:
     """Generate ``n`` items of one family (in this process); return figures."""
-    from ambi_plugin.data.synth.common import BuildContext
-    from ambi_plugin.data.synth.suite import FAMILIES, _write_family
+    from ambi_plugin.synth.common import BuildContext
+    from ambi_plugin.synth.suite import FAMILIES, _write_family
 
     family = next(f for f in FAMILIES if f.name == family_name)
     early = {"peak_mb": None}
@@ -75,7 +75,7 @@ def run_family(family_name: str, n: int, seed: int) -> dict:
 
 
 def main() -> None:
-    from ambi_plugin.data.synth.suite import FAMILIES
+    from ambi_plugin.synth.suite import FAMILIES
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000", help="comma-separated items per family")

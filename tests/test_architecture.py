@@ -237,5 +237,7 @@ def test_deprecated_aliases_warn_and_resolve(alias):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         module = importlib.import_module(alias)
-    assert any(issubclass(w.category, (DeprecationWarning, FutureWarning)) and new in str(w.message) for w in caught), alias
+    assert any(issubclass(w.category, (DeprecationWarning, FutureWarning)) and new in str(w.message) for w in caught), (
+        alias
+    )
     assert module is importlib.import_module(new)

@@ -7,8 +7,8 @@ import json
 import re
 
 from ambi_plugin.cli import PASSTHROUGH, build_parser, main
-from ambi_plugin.data.synth import SYNTH_TASKS
 from ambi_plugin.lmms.eval_run import option_value, tasks_without_results, without_option
+from ambi_plugin.synth import SYNTH_TASKS
 
 
 def _subparsers() -> dict[str, argparse.ArgumentParser]:

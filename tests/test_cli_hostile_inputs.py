@@ -135,7 +135,8 @@ def test_bare_vlmeval_is_one_line():
 
 # -- point 14: arguments and variables -------------------------------------------------------------------------
 def test_new_category_prompt_with_control_characters_writes_a_yaml_that_loads(tmp_path):
-    from ambi_plugin.taskindex import check_keys, load_yaml
+    from ambi_plugin.lmms.validate import check_keys
+    from ambi_plugin.runtime.taskindex import load_yaml
 
     prompt = "Look\x7f at {question}\x01 \u0085 and\ttell \u2028 me 😀"
     run = subprocess.run(

@@ -144,7 +144,7 @@ def test_a_single_column_report_is_not_titled_by_breakdown():
 
 def test_new_category_has_an_example_record_for_every_task_type():
     from ambi_plugin.core.schema import TASK_TYPES, validate_record
-    from ambi_plugin.lmms.new_category import example_record
+    from ambi_plugin.runtime.new_category import example_record
 
     for task_type in TASK_TYPES:  # color_naming had none: `ambi new-category --task-type color_naming` crashed
         assert validate_record(example_record("b", "c", task_type, []))["task_type"] == task_type

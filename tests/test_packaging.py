@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ambi_plugin.cli import COMMANDS, build_parser
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime.taskindex import index
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -55,7 +55,7 @@ def records_name(source: str, category: str) -> str:
 def load_items(source: str, category: str) -> list[dict]:
     """Records from a JSONL file (images relative to it) or ``ambi://<benchmark>`` (the category's open task)."""
     from ambi_plugin.core.schema import read_records
-    from ambi_plugin.lmms.datasets import _absolutize, source_root
+    from ambi_plugin.data.sources import _absolutize, source_root
 
     if source.startswith("ambi://"):
         root = source_root(source)

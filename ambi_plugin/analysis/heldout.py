@@ -54,7 +54,7 @@ class HeldOut:
 
 def evaluation_copy(source: str, dataset_name: str, ids: Sequence[str], out: str | Path) -> HeldOut:
     """Copy ``source``'s records folder to ``out`` without the records ``ids`` in ``<dataset_name>.jsonl``."""
-    from ambi_plugin.lmms.datasets import _absolutize, source_root
+    from ambi_plugin.data.sources import _absolutize, source_root
 
     root = source_root(source).resolve()
     target = root / f"{dataset_name}.jsonl"

@@ -23,7 +23,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
-    from ambi_plugin.benchmarks.status import GROUPS, report_lines
+    from ambi_plugin.data.status import GROUPS, report_lines
 
     wanted = args.check or None
     unknown = [b for b in wanted or [] if b not in GROUPS]

@@ -52,7 +52,7 @@ def _cmd_push(args: argparse.Namespace) -> int:
 
 
 def _cmd_new_category(args: argparse.Namespace) -> int:
-    from ambi_plugin.lmms.new_category import ask_missing, scaffold
+    from ambi_plugin.runtime.new_category import ask_missing, scaffold
 
     spec = ask_missing(vars(args))
     paths = scaffold(**spec)
@@ -76,8 +76,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
 
 
 def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
+    from ambi_plugin.benchmarks.registry import REGISTRY
     from ambi_plugin.core.schema import TASK_TYPES
-    from ambi_plugin.data.hub.registry import REGISTRY
 
     b = p["build"]
     b.add_argument("benchmark", choices=sorted(REGISTRY), help="the benchmark to build")

@@ -63,10 +63,10 @@ def offline_env() -> dict[str, str]:
 
 
 def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
-    from ambi_plugin.data.synth import DEFAULT_N, ensure_suite
     from ambi_plugin.lmms.cli_run import lmms_eval_argv, run_lmms_eval
     from ambi_plugin.reports.results import format_results_table, task_metrics
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
+    from ambi_plugin.synth import DEFAULT_N, ensure_suite
 
     t0 = time.time()
     print("[1/3] synthetic suite:", ensure_suite(seed=0, n=DEFAULT_N), flush=True)

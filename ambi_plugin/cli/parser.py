@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "report" and not args.format:
         args.format = ["md"]
     if args.command == "synth" and args.n is None:
-        from ambi_plugin.data.synth import DEFAULT_N
+        from ambi_plugin.synth import DEFAULT_N
 
         args.n = DEFAULT_N
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

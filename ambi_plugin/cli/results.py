@@ -12,8 +12,8 @@ from ambi_plugin.cli.common import judge_from_arg as _judge_from_arg
 
 
 def _cmd_results_table(args: argparse.Namespace) -> int:
-    from ambi_plugin.lmms.unparsed import format_examples
     from ambi_plugin.reports.results import results_sections
+    from ambi_plugin.runtime.unparsed import format_examples
 
     for section in results_sections(args.path, unparsed_examples=format_examples):
         print(section)

@@ -18,7 +18,7 @@ CATEGORIES = ("bistable", "multiscene")
 
 
 def _load(args: argparse.Namespace):
-    from ambi_plugin.analysis.backend import load_backend
+    from ambi_plugin.lmms.analysis_driver import load_backend
 
     return load_backend(args.model, args.model_args)
 

@@ -17,7 +17,7 @@ def _cmd_tasks_path(args: argparse.Namespace) -> int:
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from ambi_plugin.taskindex import benchmark_of, index, members_summary
+    from ambi_plugin.runtime.taskindex import benchmark_of, index, members_summary
 
     idx = index()
     rows = [("name", "kind", "benchmark", "category", "task type", "members")]
@@ -40,7 +40,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
-    from ambi_plugin.data.synth import build_suite
+    from ambi_plugin.synth import build_suite
 
     out = build_suite(Path(args.out), seed=args.seed, n=args.n, progress=True)
     manifest = json.loads((out / "manifest.json").read_text())
@@ -62,7 +62,7 @@ def _cmd_make_tiny_model(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay_file(args: argparse.Namespace) -> int:
-    from ambi_plugin.replayfile import write_reference_predictions
+    from ambi_plugin.data.replayfiles import write_reference_predictions
 
     without: dict[str, str] = {}
     n = write_reference_predictions(
@@ -75,7 +75,7 @@ def _cmd_replay_file(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate_tasks(args: argparse.Namespace) -> int:
-    from ambi_plugin.taskindex import check_keys
+    from ambi_plugin.lmms.validate import check_keys
 
     skipped: list[str] = []
     if args.paths:  # a user's include path: every YAML read, every top-level key checked against lmms-eval's fields

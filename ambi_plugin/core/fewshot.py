@@ -14,7 +14,7 @@ query]``) and carries the examples' text in ``fewshot``::
 * ``{n}``: the number of the query (K + 1); ``{image}``: the query's image placeholder.
 
 Image placeholders follow lmms-eval's interleaving convention ``<image N>`` (1-based): chat backends get
-the images at those places through ``ambi_plugin.lmms.hooks.doc_to_messages``; simple backends such as
+the images at those places through ``ambi_plugin.runtime.hooks.doc_to_messages``; simple backends such as
 ``qwen2_vl`` and ``qwen3_vl`` replace them themselves. Set ``image_token: ""`` to put every image first.
 """
 

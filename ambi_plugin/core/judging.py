@@ -9,7 +9,7 @@ Core alone has no provider: a judge-decided item (open, region, description) sco
 provider raises :class:`NoJudgeError`, which says what to do.
 
 ``item_info`` (what an item score records about its judgements) reads only the judge's and its verdicts'
-attributes, so it lives here; ``ambi_plugin.judge.base.item_info`` is the same function.
+attributes, so it lives here; ``ambi_plugin.core.judging.item_info`` is the same function.
 """
 
 from __future__ import annotations

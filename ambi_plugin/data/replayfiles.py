@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ambi_plugin.core.answers import reference_response
 from ambi_plugin.core.schema import read_records
-from ambi_plugin.taskindex import TaskInfo, index
+from ambi_plugin.runtime.taskindex import TaskInfo, index
 
 
 def expand_tasks(names: str | list[str], idx: dict[str, TaskInfo] | None = None) -> list[TaskInfo]:

@@ -45,7 +45,7 @@ from filelock import FileLock
 
 from ambi_plugin.core.schema import RecordError, iter_images, read_records, write_records
 from ambi_plugin.core.scoring import slug
-from ambi_plugin.data.no_records import (  # noqa: F401 - re-exported: the names the old ambi_plugin.lmms.datasets had
+from ambi_plugin.data.no_records import (  # noqa: F401 - re-exported: the names the old ambi_plugin.data.sources had
     LOADED,
     NO_RECORDS,
     NO_RECORDS_ID,
@@ -165,7 +165,8 @@ def _usable(root: Path, name: str, *, configured: Path | None = None) -> Path:
 
 def _built_root(source: str) -> Path | None:
     """The built copy under the data root (``$AMBI_DATA_ROOT/<benchmark>``, from ``ambi build``), read back once."""
-    from ambi_plugin.data.hub.built import built_copy, materialize_built
+    from ambi_plugin.benchmarks.built import materialize_built
+    from ambi_plugin.data.hub.built import built_copy
 
     folder = built_copy(source)
     return materialize_built(folder) if folder is not None else None
@@ -224,7 +225,7 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
     # a declared field reports exactly its declared values (the task YAML's metric names): a record whose value is
     # outside them ("unknown") counts in the overall metrics and in no subset
     values = {field: sorted(declared.get(field) or seen[field]) for field in {*seen, *declared}}
-    from ambi_plugin.lmms.hooks import remember
+    from ambi_plugin.runtime.hooks import remember
 
     root = root.resolve()
     rows = []

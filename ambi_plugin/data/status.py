@@ -136,7 +136,7 @@ def probe(benchmark: str) -> Usability:
     per task. Local only: offline, a Hub copy that is not in the HF cache is not fetched."""
     from ambi_plugin.benchmarks.release import read_report
     from ambi_plugin.data.sources import SCHEME, absent_reason, source_root
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     saved = os.environ.get("HF_HUB_OFFLINE")
     os.environ["HF_HUB_OFFLINE"] = "1"  # ambi data never downloads

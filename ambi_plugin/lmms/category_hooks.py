@@ -31,7 +31,7 @@ JOIN_KEY = "join_groups"
 
 def derived_metrics(task) -> list[str]:
     """Metric names the task's rows report that its metric list lacks (in first-seen order)."""
-    from ambi_plugin.lmms.datasets import no_records_reason
+    from ambi_plugin.data.no_records import no_records_reason
     from ambi_plugin.runtime.hooks import expected_metrics
 
     if no_records_reason(task) is not None:  # a stand-in row, no records (lmms/datasets.py)

@@ -12,7 +12,7 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
      so ``lmms-eval --tasks ambi_synth_all`` works in a fresh process, under ``python -m lmms_eval``
      and ``accelerate launch -m lmms_eval`` alike; ``--include_path "$(ambi tasks-path)"`` keeps working.
    * ``ConfigurableTask.download`` resolves ``dataset_path: ambi://...`` (see
-     :mod:`ambi_plugin.lmms.datasets`) to a local JSONL and then runs lmms-eval's own loader; it also
+     :mod:`ambi_plugin.data.sources`) to a local JSONL and then runs lmms-eval's own loader; it also
      notes which tasks are ours (:mod:`ambi_plugin.lmms.ownership`).
    * ``ConfigurableTask.process_results`` makes the task's per-model ``lmms_eval_specific_kwargs``
      visible to our scoring hooks while it runs (:mod:`ambi_plugin.runtime.task_kwargs`; e.g. the
@@ -26,7 +26,7 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
    * ``TaskManager._get_config`` adds to a group of ours the tasks that declare ``metadata.join_groups``
      (:mod:`ambi_plugin.lmms.category_hooks`, which also derives a new category's metrics after ``download``).
    * ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``build_all_requests``: a task of ours whose release has
-     no rows runs on zero rows, makes no request and reports NaN (:mod:`ambi_plugin.lmms.datasets`).
+     no rows runs on zero rows, makes no request and reports NaN (:mod:`ambi_plugin.data.sources`).
 
 A good guest: for a task that is not ours, the wrappers call lmms-eval's method exactly as they were
 called, and a run without any task of ours gets no ``ambi_plugin`` section and builds no judge.
@@ -201,7 +201,8 @@ def _patch_download() -> None:
         path = getattr(self, "DATASET_PATH", None)
         if not (isinstance(path, str) and path.startswith("ambi://")):
             return original(self, *args, **kwargs)
-        from ambi_plugin.lmms.datasets import resolve_jsonl, skipped_stand_in
+        from ambi_plugin.data.no_records import skipped_stand_in
+        from ambi_plugin.data.sources import resolve_jsonl
 
         split = self.config.test_split or "test"
         jsonl = skipped_stand_in(path, self.DATASET_NAME or "") or resolve_jsonl(  # no rows: runs on zero rows
@@ -279,8 +280,8 @@ def _note_item_error(task, out) -> None:
 
 
 def _patch_no_records() -> None:
-    """A task whose release has no rows runs on zero rows (:mod:`ambi_plugin.lmms.datasets`)."""
-    from ambi_plugin.lmms.datasets import patch_tasks_without_records
+    """A task whose release has no rows runs on zero rows (:mod:`ambi_plugin.data.sources`)."""
+    from ambi_plugin.lmms.tasks_without_records import patch_tasks_without_records
 
     patch_tasks_without_records()
 

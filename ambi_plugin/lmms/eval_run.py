@@ -109,7 +109,7 @@ def requested_tasks(argv: Sequence[str]) -> list[str]:
 
 def _expand_patterns(requested: list[str]) -> list[str]:
     """Glob patterns (lmms-eval accepts them) matched against our tasks and groups; other names as given."""
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     names = list(index())
     out: list[str] = []
@@ -139,7 +139,7 @@ def argument_problem(argv: Sequence[str]) -> str | None:
                     f"--model_args item {item!r} has no '=': every item is KEY=VALUE, separated by commas "
                     f"(e.g. predictions={item} for ambi_replay, pretrained={item} for a model folder)"
                 )
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     ours = list(index())
     for name in requested_tasks(argv):

@@ -83,7 +83,7 @@ class Preflight:
 
 def our_tasks(names: list[str]) -> list[str]:
     """The tasks of ours among ``names`` (groups of ours expanded; names that are not ours dropped)."""
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     idx = index()
     out: list[str] = []
@@ -132,7 +132,7 @@ def _fix_for_source(dataset_path: str, message: str) -> str:
     if source == "local":
         return "export AMBI_DATA_DIR=<folder holding <name>.jsonl and its images>"
     from ambi_plugin.benchmarks.release import fetch_command
-    from ambi_plugin.benchmarks.status import HUB_SOURCES, LOCAL_ONLY
+    from ambi_plugin.data.status import HUB_SOURCES, LOCAL_ONLY
 
     var = f"AMBI_{source.upper()}_DIR"
     if source in HUB_SOURCES:
@@ -198,8 +198,8 @@ def _uses_judge(cfg: dict) -> bool:
 
 def run_preflight(names: list[str]) -> Preflight:
     """Check every task of ours among ``names`` (see the module docstring). Never raises for a task's problem."""
-    from ambi_plugin.lmms.datasets import SCHEME, resolve_jsonl
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.data.sources import SCHEME, resolve_jsonl
+    from ambi_plugin.runtime.taskindex import index
 
     idx = index()
     result = Preflight(checked=our_tasks(names))
@@ -259,8 +259,8 @@ def check_or_exit(names: list[str], *, echo=None) -> Preflight | None:
     print(result.block(skipping=skipping), file=sys.stderr, flush=True)
     if not skipping:
         raise SystemExit(2)
-    from ambi_plugin.lmms.datasets import skip_task
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.data.sources import skip_task
+    from ambi_plugin.runtime.taskindex import index
 
     idx = index()
     for task, reason in result.failed_tasks.items():

@@ -20,7 +20,7 @@ import sys
 
 from lmms_eval.api.model import lmms
 
-from ambi_plugin.replayfile import (  # noqa: F401 - shared with the VLMEvalKit replay model
+from ambi_plugin.data.replayfiles import (  # noqa: F401 - shared with the VLMEvalKit replay model
     load_prediction_lines,
     load_predictions,
     unmatched_lines,

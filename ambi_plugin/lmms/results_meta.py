@@ -120,7 +120,7 @@ def ambi_section(results: dict) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["judge"] = {"error": f"{type(exc).__name__}: {exc}"}
     try:
-        from ambi_plugin.lmms.datasets import data_summary
+        from ambi_plugin.data.no_records import data_summary
 
         data = data_summary(results.get("configs") or {})
         if data:
@@ -133,26 +133,26 @@ def ambi_section(results: dict) -> dict[str, Any]:
             section["viabench_debias"] = debias
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["viabench_debias"] = {"error": f"{type(exc).__name__}: {exc}"}
-    from ambi_plugin.lmms.datasets import SKIPPED
+    from ambi_plugin.data.no_records import SKIPPED
 
     if SKIPPED:
         section["skipped"] = {t: r for t, r in SKIPPED.items() if t in (results.get("configs") or {})}
-    from ambi_plugin.lmms.item_errors import summary as item_error_summary
+    from ambi_plugin.runtime.item_errors import summary as item_error_summary
 
     errors = item_error_summary()
     if errors:
         section["item_errors"] = errors
     try:
-        from ambi_plugin.lmms.unparsed import examples
+        from ambi_plugin.runtime.unparsed import examples
 
         section["unparsed"] = examples()  # answers no parser read, per task (lmms/unparsed.py)
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["unparsed"] = {"error": f"{type(exc).__name__}: {exc}"}
     if _uses_synth(results):
         from ambi_plugin.config import data_dir
-        from ambi_plugin.data.synth import DEFAULT_N
-        from ambi_plugin.data.synth.suite import read_manifest
-        from ambi_plugin.lmms.datasets import synth_setting
+        from ambi_plugin.data.sources import synth_setting
+        from ambi_plugin.synth import DEFAULT_N
+        from ambi_plugin.synth.suite import read_manifest
 
         local = data_dir("synth")
         manifest = read_manifest(local) if local is not None else None
@@ -181,7 +181,7 @@ def patch_results_writer() -> None:
                 from ambi_plugin.lmms.ownership import run_has_our_tasks
 
                 if run_has_our_tasks(results):
-                    from ambi_plugin.lmms.datasets import mark_tasks_without_records
+                    from ambi_plugin.data.no_records import mark_tasks_without_records
 
                     mark_tasks_without_records(results)  # tasks whose release has no rows: NaN metrics
                     results[SECTION] = ambi_section(results)

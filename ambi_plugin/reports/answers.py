@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.core.parsing import option_label, parse_answer
 from ambi_plugin.core.scoring import answer_format
+from ambi_plugin.inputfiles import named_input
 
 DATASET_FIELDS = frozenset(
     {"id", "question", "options", "answer", "image", "category", "source", "answer_letter", "image_path_in_hf_zip",

@@ -179,7 +179,7 @@ def tables_from_results(results: Mapping[str, Any]) -> str:
     """The paper tables of every IllusionBench / IllusionVQA task in an lmms-eval results JSON."""
     from ambi_plugin.reports.answers import ScoreError
     from ambi_plugin.reports.results import task_metrics
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     idx = index()
     parts = []
@@ -203,7 +203,7 @@ def tables_from_results(results: Mapping[str, Any]) -> str:
 
 def paper_tables_of_results(path: str | Path) -> str:
     """``ambi score --results``: the paper tables of the results JSON found at ``path`` (a file or an output folder)."""
-    from ambi_plugin.core.inputfiles import named_input
+    from ambi_plugin.inputfiles import named_input
     from ambi_plugin.reports.results import find_results_json
 
     path = find_results_json(Path(path))

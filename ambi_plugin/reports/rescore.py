@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.inputfiles import named_input
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
-from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.scorefile)
+from ambi_plugin.inputfiles import named_input
+from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.reports.rescore)
     DATASET_FIELDS,
     ScoreError,
     add_vote,
@@ -34,7 +34,7 @@ from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's nam
     read_rows,
     samples_in_folder,
 )
-from ambi_plugin.reports.paper_tables import tables_from_results  # noqa: F401 - the old ambi_plugin.scorefile name
+from ambi_plugin.reports.paper_tables import tables_from_results  # noqa: F401 - the old ambi_plugin.reports.rescore name
 
 COMPREHENSION_BY = ("category", "question_type")
 GENERIC = "generic"
@@ -60,8 +60,7 @@ def task_info(task: str):
     """The TaskInfo of ``task``: from its own YAML (``<task>.yaml``, the layout of ``task_yamls/``) when one is
     found, else from the whole task index (which also explains an unknown name)."""
     from ambi_plugin.paths import tasks_dir
-    from ambi_plugin.replayfile import expand_tasks
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import expand_tasks, index
 
     for path in sorted(tasks_dir().rglob(f"{task}.yaml")):
         own = index(path)
@@ -84,7 +83,7 @@ def load_records(
     info, kind: str, *, records: str | Path | None = None, data_dir: str | Path | None = None
 ) -> list[dict]:
     from ambi_plugin.core.schema import read_records
-    from ambi_plugin.replayfile import task_records
+    from ambi_plugin.data.replayfiles import task_records
 
     if records is None:
         try:

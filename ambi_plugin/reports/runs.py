@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.inputfiles import named_input
 from ambi_plugin.reports.results import task_metrics
 
 

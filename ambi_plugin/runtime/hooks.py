@@ -1,7 +1,7 @@
 """The functions our task YAMLs point to. Thin: all parsing and scoring lives in ``core``.
 
 A task YAML names these with full dotted paths (``!function ambi_plugin.runtime.hooks.doc_to_text``)
-so the module is imported once. A doc is one harness row (see :mod:`ambi_plugin.lmms.datasets`):
+so the module is imported once. A doc is one harness row (see :mod:`ambi_plugin.data.sources`):
 its ``record`` column holds the full record as JSON; a doc without it is taken as the record.
 
 Prompt templates come from ``lmms_eval_specific_kwargs`` (``default`` or the model's own entry):

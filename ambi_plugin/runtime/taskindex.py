@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from ambi_plugin.core.inputfiles import named_input
+from ambi_plugin.inputfiles import named_input
 from ambi_plugin.paths import tasks_dir
 
 

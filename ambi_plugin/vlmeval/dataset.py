@@ -3,7 +3,7 @@
 The class is an ``ImageBaseDataset`` with ``force_use_dataset_prompt = True`` (a model's own prompt
 would replace the paper's), type ``VQA`` (run.py then names no default judge, see
 :mod:`ambi_plugin.vlmeval.judges`) and one dataset name, the task's. It reads the same harness rows
-lmms-eval reads (:func:`ambi_plugin.lmms.datasets.resolve_jsonl`: records validated, image paths made
+lmms-eval reads (:func:`ambi_plugin.data.sources.resolve_jsonl`: records validated, image paths made
 absolute), builds each message with the lmms-eval hooks (:mod:`ambi_plugin.vlmeval.messages`) and
 scores with the YAML's own ``process_results`` and aggregations (:mod:`ambi_plugin.vlmeval.scoring`).
 ``evaluate`` writes ``<prediction file>_score.json`` (metrics, judge, item count, per-model settings) and

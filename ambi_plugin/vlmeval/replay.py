@@ -32,7 +32,7 @@ class AmbiReplayVLM(BaseModel):
 
     def __init__(self, predictions: str | None = None, **kwargs) -> None:
         super().__init__()
-        from ambi_plugin.replayfile import load_predictions
+        from ambi_plugin.data.replayfiles import load_predictions
 
         path = predictions or os.environ.get(ENV)
         if not path:

@@ -1,6 +1,6 @@
 """Score one task's responses exactly as lmms-eval does, through the task YAML's own hooks.
 
-For every doc (a harness row, :mod:`ambi_plugin.lmms.datasets`) the YAML's ``process_results`` gets
+For every doc (a harness row, :mod:`ambi_plugin.data.sources`) the YAML's ``process_results`` gets
 the stripped response (lmms-eval strips generated text and turns ``None`` into ``""``) while the
 task's prompt kwargs are current (:mod:`ambi_plugin.runtime.task_kwargs`, as the lmms-eval hook does);
 each metric the docs report is reduced by the YAML's aggregation function. Nothing here parses or

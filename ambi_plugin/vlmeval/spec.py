@@ -117,7 +117,7 @@ def spec_from_info(info: TaskInfo) -> VlmevalTask:
 
 def read_docs(spec: VlmevalTask) -> list[dict]:
     """The task's harness rows (one per record, in order), as lmms-eval loads them."""
-    from ambi_plugin.lmms.datasets import resolve_jsonl
+    from ambi_plugin.data.sources import resolve_jsonl
 
     path = resolve_jsonl(spec.dataset_path, spec.dataset_name)
     with open(path, encoding="utf-8") as fh:

@@ -13,7 +13,7 @@ from ambi_plugin.analysis.collect import capture_category, load_activations, loa
 from ambi_plugin.analysis.heads import find_head_modules, unwrap_model
 from ambi_plugin.analysis.hooks import remaining_hooks
 from ambi_plugin.analysis.interventions import HeadsSpec, write_heads_file
-from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 from ambi_plugin.lmms.analysis_driver import BackendModel, load_backend
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 

@@ -61,7 +61,7 @@ def test_single_process_gather_is_identity():
 def _capture_worker(rank: int, world: int, port: int, model_dir: str, records: str, out: str, result: dict) -> None:
     """One data-parallel process: lmms-eval's qwen2_5_vl backend + the real capture, sharded and gathered (gloo)."""
     from ambi_plugin.analysis.collect import capture_category, load_items
-    from ambi_plugin.demo import TINY_MODEL_ARGS
+    from ambi_plugin.cli.demo import TINY_MODEL_ARGS
     from ambi_plugin.lmms.analysis_driver import load_backend
 
     torch.set_num_threads(1)

@@ -14,7 +14,7 @@ from ambi_plugin.analysis.collect import capture_category, load_items
 from ambi_plugin.analysis.hooks import remaining_hooks
 from ambi_plugin.analysis.patching import PatchingError, PatchItem, patch_items, patch_position, spearman
 from ambi_plugin.analysis.prompts import first_prompt, second_prompt
-from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 from ambi_plugin.lmms.analysis_driver import load_backend
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
@@ -118,7 +118,7 @@ def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, 
 
 
 def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_path):
-    from ambi_plugin.analysis.cli import cmd_patch, cmd_scores
+    from ambi_plugin.cli.switch_heads import cmd_patch, cmd_scores
 
     _, lm = planted
     rows = [{"id": f"b{i}", "benchmark": "ambibench", "category": "bistable", "task_type": "open", "image": img,

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ambi_plugin.analysis.cli import _held_out, _random_controls
 from ambi_plugin.analysis.heads import HeadLayout
 from ambi_plugin.analysis.heldout import data_env_var, evaluation_copy
 from ambi_plugin.analysis.interventions import HeadsSpec, load_heads_file, random_heads
 from ambi_plugin.analysis.tables import RunResult, format_table, intervention_table, table3_conditions
+from ambi_plugin.cli.switch_heads import _held_out, _random_controls
 from ambi_plugin.core.schema import read_records
 
 

@@ -27,7 +27,7 @@ from ambi_plugin.core.coords import from_original_pixels
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
 from ambi_plugin.paths import tasks_dir
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 pytestmark = pytest.mark.e2e
 
@@ -170,7 +170,7 @@ def test_real_rotation_illusions_run_through_the_multiview_task(tmp_path, offlin
 def test_tiny_qwen_backend_runs_video_frames_and_per_model_boxes(tmp_path, offline_env):
     """lmms-eval's own qwen2_5_vl backend (tiny random weights): the 8 sampled video frames, the model's
     qwen_resized box entry and a positional open task go through a real model. Scores mean nothing."""
-    from ambi_plugin.demo import TINY_MODEL_ARGS, lmms_eval_args
+    from ambi_plugin.cli.demo import TINY_MODEL_ARGS, lmms_eval_args
     from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
     model = make_tiny_qwen2_5_vl(tmp_path / "tiny")

@@ -9,7 +9,7 @@ from ambi_plugin.benchmarks.ambibench import PROMPT_MULTISCENE_LOCALIZATION, TAS
 from ambi_plugin.benchmarks.ambibench.examples import A10_EXAMPLES, A10_LOCALIZATION, example_id, outputs_by_id
 from ambi_plugin.benchmarks.ambibench.importer import record_from_row, task_of
 from ambi_plugin.core.scoring import score_item
-from ambi_plugin.lmms.hooks import build_prompt
+from ambi_plugin.runtime.hooks import build_prompt
 
 CASES = [(ex, out, label) for ex in A10_EXAMPLES for out, label in ex.outputs]
 

@@ -25,7 +25,7 @@ from ambi_plugin.benchmarks.release import BadRowError, read_report
 from ambi_plugin.core.answers import gold_response
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 
 @pytest.fixture(scope="module")
@@ -296,7 +296,7 @@ def test_a_fresh_process_reads_the_hub_cache_from_the_environment_alone(release,
     cache = hub_cache(tmp_path / "hf", HUB_REPO, release)
     env = {k: v for k, v in offline_env.items() if not k.startswith("AMBI_AMBIBENCH")}
     env.update(HF_HUB_CACHE=str(cache), HF_HUB_OFFLINE="1", AMBI_CONFIG=str(tmp_path / "none.yaml"))
-    code = "from ambi_plugin.lmms.datasets import source_root; print(source_root('ambi://ambibench'))"
+    code = "from ambi_plugin.data.sources import source_root; print(source_root('ambi://ambibench'))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     root = Path(out.stdout.strip().splitlines()[-1])

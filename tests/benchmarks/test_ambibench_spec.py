@@ -10,7 +10,7 @@ import pytest
 
 from ambi_plugin.benchmarks import ambibench as AB
 from ambi_plugin.benchmarks.ambibench.yamls import differences, render
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime.taskindex import index
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = ROOT.parent / "shared" / "seeds" / "000_0f6751f139c676ec.txt"

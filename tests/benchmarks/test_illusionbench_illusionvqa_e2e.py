@@ -17,11 +17,12 @@ from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import slug
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
-from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
-from ambi_plugin.report import find_results_json, task_metrics
-from ambi_plugin.scorefile import score_answers, tables_from_results
-from ambi_plugin.taskindex import index
+from ambi_plugin.reports.paper_tables import tables_from_results
+from ambi_plugin.reports.rescore import score_answers
+from ambi_plugin.reports.results import find_results_json, task_metrics
+from ambi_plugin.runtime.taskindex import expand_tasks, index
 
 pytestmark = pytest.mark.e2e
 
@@ -164,7 +165,7 @@ print("ORDER=" + ",".join(c["type"] for c in seen[0][0][0]["content"]))
 
 
 def test_a_real_chat_backend_gets_the_examples_interleaved(tmp_path, offline_env, data):
-    from ambi_plugin.demo import TINY_MODEL_ARGS
+    from ambi_plugin.cli.demo import TINY_MODEL_ARGS
     from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
     model = make_tiny_qwen2_5_vl(tmp_path / "tiny")

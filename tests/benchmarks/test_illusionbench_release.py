@@ -26,8 +26,8 @@ from ambi_plugin.benchmarks.release import BadRowError, LoadReport, read_report
 from ambi_plugin.core.answers import gold_response
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
-from ambi_plugin.report import task_metrics
-from ambi_plugin.taskindex import index
+from ambi_plugin.reports.results import task_metrics
+from ambi_plugin.runtime.taskindex import index
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +134,8 @@ def _fields(report: dict) -> dict:
 
 
 def test_a_task_without_records_is_explained_not_fatal(lmms_copy, monkeypatch):
-    from ambi_plugin.lmms.datasets import NO_RECORDS, DatasetSpecError, resolve_jsonl
+    from ambi_plugin.data.no_records import NO_RECORDS
+    from ambi_plugin.data.sources import DatasetSpecError, resolve_jsonl
 
     monkeypatch.setenv("AMBI_ILLUSIONBENCH_DIR", str(lmms_copy))
     with pytest.raises(DatasetSpecError, match="no golden descriptions"):

@@ -10,7 +10,7 @@ import pytest
 from illusion_fixtures import illusionbench_copy, illusionvqa_copy
 
 from ambi_plugin.paths import tasks_dir
-from ambi_plugin.taskindex import index
+from ambi_plugin.runtime.taskindex import index
 
 FOLDERS = ("ambi_illusionbench", "ambi_illusionvqa")
 

@@ -13,9 +13,9 @@ from illusion_fixtures import COMPREHENSION_SHOTS, illusionvqa_copy, illusionvqa
 from ambi_plugin.benchmarks import illusionvqa as IV
 from ambi_plugin.core.answers import gold_response, wrong_response
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
-from ambi_plugin.lmms.datasets import harness_rows
-from ambi_plugin.lmms.hooks import doc_to_text, doc_to_visual
-from ambi_plugin.taskindex import index
+from ambi_plugin.data.sources import harness_rows
+from ambi_plugin.runtime.hooks import doc_to_text, doc_to_visual
+from ambi_plugin.runtime.taskindex import index
 
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 

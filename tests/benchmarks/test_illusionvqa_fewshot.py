@@ -7,7 +7,7 @@ from PIL import Image
 
 from ambi_plugin.core.fewshot import FewShotError, fewshot_fields
 from ambi_plugin.core.preprocess import check_spec, downscaled_size, preprocess_image
-from ambi_plugin.lmms.hooks import build_prompt
+from ambi_plugin.runtime.hooks import build_prompt
 
 
 def _rec(k: int = 2) -> dict:
@@ -74,7 +74,7 @@ def test_bad_preprocess_specs_are_refused(bad):
 
 
 def test_doc_to_messages_interleaves_images_at_their_placeholders(tmp_path):
-    from ambi_plugin.lmms.hooks import doc_to_messages
+    from ambi_plugin.runtime.hooks import doc_to_messages
 
     rec = _rec(2)
     for i, name in enumerate(rec["image"]):

@@ -16,7 +16,7 @@ from ambi_plugin.benchmarks.release import UNASSIGNED, read_report
 from ambi_plugin.core.answers import gold_response
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 
 def _add_split(hub: Path, split: str, rows: list[dict]) -> None:

@@ -14,7 +14,9 @@ from ambi_plugin.benchmarks import illusionbench as IB
 from ambi_plugin.benchmarks import illusionvqa as IV
 from ambi_plugin.cli import main
 from ambi_plugin.core.schema import read_records
-from ambi_plugin.scorefile import ScoreError, majority_vote, score_answers, tables_from_results
+from ambi_plugin.reports.answers import ScoreError, majority_vote
+from ambi_plugin.reports.paper_tables import tables_from_results
+from ambi_plugin.reports.rescore import score_answers
 
 COMP = "ambi_illusionvqa_comprehension"
 

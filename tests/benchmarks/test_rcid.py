@@ -12,8 +12,8 @@ from ambi_plugin.benchmarks.rcid import LABELS, build_synthetic, materialize_fro
 from ambi_plugin.benchmarks.rcid import prompts as P
 from ambi_plugin.core.schema import RecordError, read_records, validate_record
 from ambi_plugin.core.scoring import aggregate, score_item
-from ambi_plugin.data.synth.common import item_rng
-from ambi_plugin.data.synth.filter import TRUE_COLORS, in_color_range, make_filter
+from ambi_plugin.synth.common import item_rng
+from ambi_plugin.synth.filter import TRUE_COLORS, in_color_range, make_filter
 
 RATES = ("human_like_rate", "no_illusion_rate", "na_rate")
 MC = {
@@ -157,8 +157,8 @@ def test_skip_warning_threshold():
 
 
 def test_cot_instruction_is_on_its_own_line():
-    from ambi_plugin.lmms.hooks import build_prompt
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.hooks import build_prompt
+    from ambi_plugin.runtime.taskindex import index
 
     kwargs = index()["ambi_rcid_contrast_cot"].config["lmms_eval_specific_kwargs"]["default"]
     prompt = build_prompt({**MC, "question": "How do the colors of A and B compare?"}, kwargs)

@@ -18,8 +18,8 @@ from ambi_plugin.core.answers import GARBAGE, wrong_response
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import slug
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.report import task_metrics
-from ambi_plugin.taskindex import index
+from ambi_plugin.reports.results import task_metrics
+from ambi_plugin.runtime.taskindex import index
 
 pytestmark = pytest.mark.e2e
 

@@ -68,7 +68,7 @@ def test_class_names_are_the_datasets_own_and_the_type_comes_from_inside_the_dow
 
 
 def test_ambi_rcid_dir_reads_the_downloaded_folder_and_its_zip(tmp_path, monkeypatch):
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
     for var in ("AMBI_RCID_TYPE", "AMBI_RCID_CLASS_MAP"):
@@ -138,7 +138,7 @@ def authors_copy(root: Path) -> tuple[Path, Path]:
 
 
 def test_data_built_with_the_authors_code(tmp_path, monkeypatch):
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
     copy, human = authors_copy(tmp_path / "built")
@@ -181,7 +181,7 @@ def test_data_built_with_the_authors_code(tmp_path, monkeypatch):
 
 
 def test_zero_shot_note_and_filter_reason_reach_the_results_json(tmp_path, monkeypatch):
-    from ambi_plugin.lmms import datasets as D
+    from ambi_plugin.data import sources as D
 
     monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
     monkeypatch.setenv("AMBI_RCID_DIR", str(hub_layout(tmp_path / "RCID")))

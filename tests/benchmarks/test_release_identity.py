@@ -187,7 +187,7 @@ def test_ambi_data_prints_the_identity_of_each_benchmark(
         "illusionvqa": dirty_illusionvqa(tmp_path / "vqa", shared_data),
         "viabench": dirty_viabench(tmp_path / "via", shared_data),
     }
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     for bench, copy in copies.items():
         monkeypatch.setenv(f"AMBI_{bench.upper()}_DIR", str(copy))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from published_layouts import hub_cache
 
-from ambi_plugin.benchmarks.status import HUB_SOURCES, status
 from ambi_plugin.cli import main
+from ambi_plugin.data.status import HUB_SOURCES, status
 
 
 def test_ambi_data_reports_cached_local_and_missing(tmp_path, monkeypatch, capsys):

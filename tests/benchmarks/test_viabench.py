@@ -22,11 +22,11 @@ from ambi_plugin.benchmarks.viabench.release import (
     parse_option_block,
     read_challenge_json,
 )
-from ambi_plugin.benchmarks.viabench.runs import aggregate_runs, category_table, format_table, summarize
 from ambi_plugin.benchmarks.viabench.scoring import aggregate, random_baseline, score_item
 from ambi_plugin.benchmarks.viabench.variants import apply_variants, permute_options
 from ambi_plugin.core.schema import validate_record
 from ambi_plugin.judge.offline import OfflineJudge
+from ambi_plugin.reports.viabench_runs import aggregate_runs, category_table, format_table, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,7 +107,7 @@ def test_answer_key_adds_answers_and_categories(shared_data):
 def test_hub_path_raises_with_instructions(monkeypatch):
     with pytest.raises(DataUnavailableError, match="AMBI_VIABENCH_DIR"):
         materialize_from_hub()
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     monkeypatch.delenv("AMBI_VIABENCH_DIR", raising=False)
     monkeypatch.setenv("AMBI_CONFIG", "/nonexistent/ambi.yaml")
@@ -306,7 +306,7 @@ def test_repeated_runs_mean_and_std(tmp_path, capsys):
     assert "40.00 ± 20.00" in out["text"]
     header, _, row = out["text"].splitlines()
     assert header.endswith("| Not Sure |") and row.endswith("| 10.00 |")  # not_sure_rate 0.1 in every category
-    from ambi_plugin.benchmarks.viabench.__main__ import main
+    from ambi_plugin.cli.viabench import main
 
     assert main(["runs", *map(str, paths), "--json", str(tmp_path / "agg.json")]) == 0
     assert json.loads((tmp_path / "agg.json").read_text())["runs"] == 3

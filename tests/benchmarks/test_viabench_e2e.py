@@ -17,7 +17,7 @@ from ambi_plugin.benchmarks.viabench import spec as S
 from ambi_plugin.benchmarks.viabench.scoring import metric_names
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,7 @@ from ambi_plugin.core.schema import read_records
 
 
 def test_the_challenge_folder_as_downloaded_is_a_local_copy(shared_data, monkeypatch, tmp_path):
-    from ambi_plugin.lmms.datasets import source_root
+    from ambi_plugin.data.sources import source_root
 
     monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
     monkeypatch.setenv("AMBI_VIABENCH_DIR", str(shared_data / "via_bench_val"))

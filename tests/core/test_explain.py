@@ -7,7 +7,7 @@ import json
 from ambi_plugin.cli import main
 from ambi_plugin.core.explain import explain_item
 from ambi_plugin.core.schema import read_records
-from ambi_plugin.lmms.datasets import source_root
+from ambi_plugin.data.sources import source_root
 
 YN = {"id": "bars", "task_type": "yes_no", "question": "Are the two bars the same length?", "answer_bool": False}
 MC = {"id": "mc", "task_type": "choice", "question": "Which?", "options": ["up", "down", "same"], "answer_index": 2}

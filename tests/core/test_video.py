@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ambi_plugin.core.video import frame_indices, sample_frames
-from ambi_plugin.lmms.hooks import doc_to_visual
+from ambi_plugin.runtime.hooks import doc_to_visual
 
 
 def test_frame_indices():

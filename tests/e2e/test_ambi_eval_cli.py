@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.replayfile import write_reference_predictions
 
 pytestmark = pytest.mark.e2e
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from support.chat_server import LoopbackChatServer, Reply, oracle_responder
 
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import lmms_eval_argv, replay_args, run_lmms_eval
-from ambi_plugin.replayfile import write_reference_predictions
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 pytestmark = pytest.mark.e2e
 

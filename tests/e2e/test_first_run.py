@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from ambi_plugin.data.synth import build_suite
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import lmms_eval_argv, replay_args
-from ambi_plugin.replayfile import write_reference_predictions
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
+from ambi_plugin.synth import build_suite
 
 pytestmark = pytest.mark.e2e
 
@@ -156,7 +156,7 @@ def _audit_lines(cache: Path) -> int:
 
 
 def test_a_killed_run_resumes_from_the_response_cache(tmp_path, offline_env):
-    from ambi_plugin.demo import TINY_MODEL_ARGS, tiny_model_dir
+    from ambi_plugin.cli.demo import TINY_MODEL_ARGS, tiny_model_dir
 
     env = {**offline_env, "AMBI_CACHE": str(tmp_path / "cache"), "AMBI_RESUME_CHUNK": "4"}
     model = tiny_model_dir()

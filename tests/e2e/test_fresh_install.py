@@ -92,6 +92,4 @@ def test_wheel_in_a_new_virtualenv_runs_the_demo(tmp_path):
 
 
 # the synth tasks the installed package knows (its own index, read in the new virtualenv)
-_SYNTH_TASKS = (
-    "import json; from ambi_plugin.taskindex import index; print(json.dumps(sorted(index()['ambi_synth_all'].members)))"
-)
+_SYNTH_TASKS = "import json; from ambi_plugin.runtime.taskindex import index; print(json.dumps(sorted(index()['ambi_synth_all'].members)))"

@@ -10,12 +10,12 @@ import pytest
 from support.chat_server import LoopbackChatServer, oracle_responder
 
 from ambi_plugin.core.schema import read_records
+from ambi_plugin.data.replayfiles import write_reference_predictions
+from ambi_plugin.data.sources import source_root
 from ambi_plugin.judge import templates as T
 from ambi_plugin.judge.templates import template_hashes
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
-from ambi_plugin.lmms.datasets import source_root
-from ambi_plugin.replayfile import write_reference_predictions
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 pytestmark = pytest.mark.e2e
 

@@ -17,11 +17,11 @@ import pytest
 from ambi_plugin.core.answers import GARBAGE
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import AGGREGATIONS, _split_name, slug
+from ambi_plugin.data.replayfiles import write_reference_predictions
+from ambi_plugin.data.sources import source_root
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.lmms.datasets import source_root
-from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
-from ambi_plugin.report import task_metrics
-from ambi_plugin.taskindex import index
+from ambi_plugin.reports.results import task_metrics
+from ambi_plugin.runtime.taskindex import expand_tasks, index
 
 pytestmark = pytest.mark.e2e
 

@@ -11,10 +11,10 @@ import math
 
 import pytest
 
-from ambi_plugin.demo import TINY_MODEL_ARGS, lmms_eval_args
+from ambi_plugin.cli.demo import TINY_MODEL_ARGS, lmms_eval_args
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
-from ambi_plugin.replayfile import expand_tasks
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
+from ambi_plugin.runtime.taskindex import expand_tasks
 
 pytestmark = pytest.mark.e2e
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval
-from ambi_plugin.replayfile import write_reference_predictions
 
 pytestmark = pytest.mark.e2e
 

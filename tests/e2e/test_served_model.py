@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from support.chat_server import LoopbackChatServer, Reply
 
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +32,7 @@ def _images(payload: dict) -> list[Image.Image]:
 
 
 def test_ambi_eval_with_a_served_model(tmp_path, offline_env):
-    from ambi_plugin.data.synth import build_suite
+    from ambi_plugin.synth import build_suite
 
     suite = build_suite(tmp_path / "suite", seed=5, n=4)
     records = [json.loads(line) for line in (suite / f"{TASK}.jsonl").read_text().splitlines() if line.strip()]

@@ -19,7 +19,7 @@ import pytest
 from ambi_plugin.analysis.collect import load_activations
 from ambi_plugin.analysis.interventions import fit_iti, load_heads_file
 from ambi_plugin.analysis.prompts import _terms
-from ambi_plugin.demo import TINY_MODEL_ARGS
+from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
 pytestmark = pytest.mark.e2e

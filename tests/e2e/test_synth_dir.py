@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ambi_plugin.data.synth import build_suite
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.replayfile import write_reference_predictions
-from ambi_plugin.report import task_metrics
+from ambi_plugin.reports.results import task_metrics
+from ambi_plugin.synth import build_suite
 
 pytestmark = pytest.mark.e2e
 

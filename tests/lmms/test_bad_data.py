@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from ambi_plugin.core.schema import RecordError
-from ambi_plugin.lmms.datasets import resolve_jsonl
+from ambi_plugin.data.sources import resolve_jsonl
 from ambi_plugin.runtime import hooks
 
 BASE = {"benchmark": "b", "category": "c", "task_type": "choice", "question": "q", "options": ["x", "y"],

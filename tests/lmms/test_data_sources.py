@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ambi_plugin.data.synth import build_suite
-from ambi_plugin.lmms.datasets import DatasetSpecError, resolve_jsonl, source_root
+from ambi_plugin.data.sources import DatasetSpecError, resolve_jsonl, source_root
+from ambi_plugin.synth import build_suite
 
 
 def test_synth_dir_is_read(tmp_path, monkeypatch):
@@ -42,7 +42,7 @@ def _task(dataset_path: str, dataset_name: str):
 def test_tasks_without_records_make_no_request_and_others_pass_through(monkeypatch):
     from lmms_eval.api.task import ConfigurableTask
 
-    from ambi_plugin.lmms import datasets as D
+    from ambi_plugin.data import sources as D
 
     calls = []
 
@@ -82,7 +82,7 @@ def test_tasks_without_records_make_no_request_and_others_pass_through(monkeypat
 def test_tasks_without_records_get_nan_metrics_in_the_results(monkeypatch):
     import math
 
-    from ambi_plugin.lmms import datasets as D
+    from ambi_plugin.data import sources as D
 
     monkeypatch.setitem(D.NO_RECORDS, ("ambi://illusionbench", "illusionbench_description"), "no golden descriptions")
     metric_list = [{"metric": "desc_score"}, {"metric": "desc_score_classic"}]

@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.lmms import discovery
 from ambi_plugin.lmms.validate import builtin_task_names, name_collisions
 from ambi_plugin.paths import tasks_dir
-from ambi_plugin.replayfile import write_reference_predictions
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.reports.results import find_results_json, task_metrics
 from ambi_plugin.runtime.taskindex import index
 
 PROBE = """

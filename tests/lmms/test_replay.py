@@ -44,8 +44,8 @@ def test_a_real_run_reports_unmatched_lines_and_stops_on_a_line_without_id(lmms_
     """Through the lmms-eval CLI: AmbiReplay.generate_until names, with file and line, every predictions line of
     the run's task whose id (or doc_id) matches no record, and still scores the run; a line without any id stops
     the run, naming file and line."""
+    from ambi_plugin.data.replayfiles import write_reference_predictions
     from ambi_plugin.lmms.cli_run import replay_args
-    from ambi_plugin.replayfile import write_reference_predictions
 
     task = "ambi_synth_multichoice"
     preds = tmp_path / "answers.jsonl"

@@ -24,8 +24,9 @@ from illusion_fixtures import illusionbench_copy, illusionvqa_copy  # noqa: E402
 from viabench_fixtures import build_copy as viabench_copy  # noqa: E402
 
 from ambi_plugin.core.answers import reference_response  # noqa: E402
+from ambi_plugin.data.replayfiles import task_records
 from ambi_plugin.lmms.cli_run import replay_args, run_lmms_eval  # noqa: E402
-from ambi_plugin.replayfile import expand_tasks, task_records  # noqa: E402
+from ambi_plugin.runtime.taskindex import expand_tasks
 
 TASKS = (
     "ambi_synth_all,ambibench_nonambi_open,ambibench_hybrid_open,ambibench_bistable_choice,ambibench_color_open,"

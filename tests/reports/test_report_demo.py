@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def demo_out(tmp_path_factory):
-    from ambi_plugin.demo import run_demo
+    from ambi_plugin.cli.demo import run_demo
 
     out = tmp_path_factory.mktemp("demo") / "run"
     assert run_demo(output=out, limit=2) == 0  # every task of ambi_synth_all has results

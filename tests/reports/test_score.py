@@ -12,9 +12,11 @@ from conftest import is_gold, response, via_right
 from support.chat_server import LoopbackChatServer, oracle_responder
 
 from ambi_plugin.cli import main
+from ambi_plugin.data.replayfiles import task_records
 from ambi_plugin.judge import make_judge
-from ambi_plugin.replayfile import expand_tasks, task_records
-from ambi_plugin.scorefile import ScoreError, column_setting, score_answers
+from ambi_plugin.reports.answers import ScoreError, column_setting
+from ambi_plugin.reports.rescore import score_answers
+from ambi_plugin.runtime.taskindex import expand_tasks
 
 SOFT = "ambi_illusionvqa_soft_localization"
 COMP = "ambi_illusionvqa_comprehension"
@@ -211,7 +213,7 @@ def test_answers_without_some_records_are_a_clear_error(replayed, tmp_path):
 def test_aggregate_all_equals_aggregate(replayed):
     from ambi_plugin.core.scoring import aggregate
     from ambi_plugin.reports import load_runs
-    from ambi_plugin.scorefile import aggregate_all
+    from ambi_plugin.reports.rescore import aggregate_all
 
     run = load_runs([replayed.out])[0]
     for task in ("ambi_synth_geometric_tf", "ambibench_hybrid_open", "ambi_illusionvqa_comprehension"):
@@ -235,8 +237,8 @@ def test_logged_ids_missing_from_the_records_given_are_an_error(replayed, tmp_pa
 
 
 def test_a_task_is_read_from_its_own_yaml_as_from_the_index():
-    from ambi_plugin.scorefile import task_info
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.reports.rescore import task_info
+    from ambi_plugin.runtime.taskindex import index
 
     idx = index()
     for name in ("ambi_synth_geometric_mc", "ambi_viabench_va", "ambibench_hybrid_open"):
@@ -250,7 +252,7 @@ def test_a_task_is_read_from_its_own_yaml_as_from_the_index():
 
 @pytest.mark.parametrize("layout", ["jsonl", "json list"])
 def test_duplicate_answer_ids_keep_the_first_answer_and_warn(tmp_path, capsys, layout):
-    from ambi_plugin.replayfile import write_reference_predictions
+    from ambi_plugin.data.replayfiles import write_reference_predictions
 
     task = "ambi_synth_geometric_yn"
     gold, wrong = tmp_path / "gold.jsonl", tmp_path / "wrong.jsonl"

@@ -37,7 +37,6 @@ def test_groups_in_data_arguments_become_their_tasks():
     assert argv == ["--data", *members, "MMBench_DEV_EN", "--model", "m", "--data", "ambi_synth_region"]
 
 
-
 def test_one_group_expander_for_both_harnesses_and_the_replay_tools():
     idx = index()
     members = idx["ambi_synth_all"].members
@@ -47,6 +46,7 @@ def test_one_group_expander_for_both_harnesses_and_the_replay_tools():
     assert expand_groups(["MMBench_DEV_EN", "ambi_synth_all"], keep_unknown=True) == ["MMBench_DEV_EN", *members]
     with pytest.raises(KeyError, match="did you mean ambi_synth_region"):
         expand_groups(["ambi_synth_regio"])
+
 
 @pytest.mark.parametrize(
     ("judge_kwargs", "want"),

@@ -91,7 +91,8 @@ def test_qwen2_5_vl_entry_scores_boxes_as_lmms_eval_does(tmp_path, offline_env):
 
     from vlmeval_run import lmms_eval_as
 
-    from ambi_plugin.replayfile import expand_tasks, task_records
+    from ambi_plugin.data.replayfiles import task_records
+    from ambi_plugin.runtime.taskindex import expand_tasks
     from ambi_plugin.vlmeval.dataset import class_name
     from ambi_plugin.vlmeval.scoring import score_task
     from ambi_plugin.vlmeval.spec import read_docs
@@ -182,8 +183,9 @@ def realistic_run(tmp_path_factory):
     from vlmeval_run import lmms_samples
 
     from ambi_plugin.core.answers import reference_response
+    from ambi_plugin.data.replayfiles import task_records
     from ambi_plugin.lmms.cli_run import run_lmms_eval
-    from ambi_plugin.replayfile import expand_tasks, task_records
+    from ambi_plugin.runtime.taskindex import expand_tasks
 
     root = tmp_path_factory.mktemp("realistic")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "AMBI_SYNTH_N": "16"}

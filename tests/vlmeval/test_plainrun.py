@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from vlmeval_run import prediction_table, vlmeval_scores
 
-from ambi_plugin.replayfile import write_reference_predictions
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.vlmeval.plainrun import PTH_LINE, PTH_NAME, run_py_args
 
 pytestmark = pytest.mark.e2e

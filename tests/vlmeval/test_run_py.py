@@ -9,8 +9,9 @@ import math
 import pytest
 from vlmeval_run import prediction_table, run_vlmeval, vlmeval_scores
 
-from ambi_plugin.replayfile import expand_tasks, write_reference_predictions
+from ambi_plugin.data.replayfiles import write_reference_predictions
 from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.taskindex import expand_tasks
 from ambi_plugin.vlmeval.spec import read_docs, spec_from_info
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from ambi_plugin.core.answers import reference_response
-from ambi_plugin.replayfile import expand_tasks, task_records
+from ambi_plugin.data.replayfiles import task_records
+from ambi_plugin.runtime.taskindex import expand_tasks
 
 MODES = ("gold", "wrong", "garbage")
 

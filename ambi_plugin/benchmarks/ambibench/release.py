@@ -66,8 +66,9 @@ from ambi_plugin.benchmarks.ambibench.release_rows import (  # noqa: F401 - re-e
     importer_row,
     parse_map,
 )
-from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, strict_mode, unpack_zip
+from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, unpack_zip
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
+from ambi_plugin.runtime.item_errors import strict_mode
 
 # ----------------------------------------------------------------------------- the release folder
 

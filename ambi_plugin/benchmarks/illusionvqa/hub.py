@@ -145,7 +145,8 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
     ``<id>#2`` and flagged. Every row read is loaded (an item, a few-shot example), skipped or merged. Returns the
     folder."""
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
-    from ambi_plugin.benchmarks.release import LoadReport, strict_mode
+    from ambi_plugin.benchmarks.release import LoadReport
+    from ambi_plugin.runtime.item_errors import strict_mode
 
     sources = {
         "comprehension": comprehension or os.environ.get("AMBI_ILLUSIONVQA_COMPREHENSION_HUB") or HUB_COMPREHENSION,

@@ -6,9 +6,10 @@ A registry (:mod:`ambi_plugin.benchmarks.registry`) says per benchmark how its s
 copy back for the tasks (:mod:`.built`, the data root).
 """
 
+from ambi_plugin.benchmarks.built import materialize_built
 from ambi_plugin.benchmarks.registry import REGISTRY, BenchmarkEntry, register
 from ambi_plugin.data.hub.build import BuildError, build
-from ambi_plugin.data.hub.built import data_root, materialize_built
+from ambi_plugin.data.hub.built import data_root
 from ambi_plugin.data.hub.push import PushError, push, write_push_folder
 from ambi_plugin.data.hub.validate import validate_folder
 

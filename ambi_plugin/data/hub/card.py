@@ -22,7 +22,7 @@ class CardError(ValueError):
 
 def tasks_by_records(ambi_path: str) -> dict[str, list[str]]:
     """{records name: our task names whose YAML reads it} for tasks with ``dataset_path: <ambi_path>``."""
-    from ambi_plugin.taskindex import index
+    from ambi_plugin.runtime.taskindex import index
 
     out: dict[str, list[str]] = {}
     for info in index().values():
