@@ -62,3 +62,12 @@ def data_dir(benchmark: str) -> Path | None:
         return Path(env).expanduser()
     val = section("data").get(benchmark)
     return Path(str(val)).expanduser() if val else None
+
+
+def strict_mode() -> bool:
+    """``$AMBI_STRICT`` (1/true/yes), else ``strict`` in the ambi config; default off: a bad row or unreadable item
+    stops the run instead of being skipped and counted."""
+    env = os.environ.get("AMBI_STRICT")
+    if env is not None and env.strip() != "":
+        return env.strip().lower() in ("1", "true", "yes", "on")
+    return bool(load_config().get("strict", False))

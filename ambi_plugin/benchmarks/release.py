@@ -25,22 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.config import strict_mode
+
 REPORT_FILE = "load_report.json"
 UNASSIGNED = "(no task)"
 
 
 class BadRowError(ValueError):
     """A release row that cannot become a record (raised only in strict mode; otherwise the row is skipped)."""
-
-
-def strict_mode() -> bool:
-    """``$AMBI_STRICT`` (1/true/yes), else ``strict`` in the ambi config; default off."""
-    env = os.environ.get("AMBI_STRICT")
-    if env is not None and env.strip() != "":
-        return env.strip().lower() in ("1", "true", "yes", "on")
-    from ambi_plugin.config import load_config
-
-    return bool(load_config().get("strict", False))
 
 
 @dataclass

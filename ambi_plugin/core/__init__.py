@@ -33,6 +33,7 @@ from ambi_plugin.core.metrics import (
     image_hit,
     iou,
     mean_and_std,
+    mean_std,
     perception_outcome,
     rate,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "match_terms",
     "matches",
     "mean_and_std",
+    "mean_std",
     "option_label",
     "parse_answer",
     "parse_bool",

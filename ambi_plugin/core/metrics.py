@@ -1,7 +1,7 @@
 """Metrics as pure functions: per-item scores in, one number out.
 
 Per-item scoring (``exact_set_match``, ``iou``, ``image_hit``, ``perception_outcome``) is separate from
-aggregation (``accuracy``, ``rate``, ``fp_ratio``, ``average_precision``, ``mean_and_std``). Nothing
+aggregation (``accuracy``, ``rate``, ``fp_ratio``, ``average_precision``, ``mean_std``). Nothing
 here knows about harnesses. Checked against pycocotools (AP) and hand-computed tables (tests/core).
 
 Conventions: an empty input aggregates to NaN (not 0); ``None`` among accuracy values (an answer
@@ -66,19 +66,20 @@ def fp_ratio(preds: Sequence[bool | None], golds: Sequence[bool]) -> float:
     return c["fp"] / wrong if wrong else math.nan
 
 
-def mean_and_std(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and SAMPLE standard deviation (ddof=1) for n > 1; (x, 0.0) for one value; (NaN, NaN) for none.
-
-    Used for 0/1/2 description scores (std over items, IllusionBench Table IV) and repeated runs.
-    """
-    vals = [float(v) for v in values]
+def mean_std(values: Sequence[float]) -> tuple[float, float]:
+    """(mean, SAMPLE standard deviation with ddof=1) of the values that are numbers (None and NaN left out);
+    the std of fewer than two values is undefined: NaN (and both NaN for none). The one mean +- std of the
+    project: 0/1/2 description scores (std over items, IllusionBench Table IV) and repeated runs (reports)."""
+    vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     if not vals:
         return math.nan, math.nan
     mean = math.fsum(vals) / len(vals)
-    if len(vals) == 1:
-        return mean, 0.0
-    var = math.fsum((v - mean) ** 2 for v in vals) / (len(vals) - 1)
-    return mean, math.sqrt(var)
+    if len(vals) < 2:
+        return mean, math.nan
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+
+
+mean_and_std = mean_std  # the name core used before the two copies became one (issue 26)
 
 
 # ----------------------------------------------------------------------------- boxes

@@ -8,27 +8,7 @@ from pathlib import Path
 
 from ambi_plugin.core.answers import reference_response
 from ambi_plugin.core.schema import read_records
-from ambi_plugin.runtime.taskindex import TaskInfo, index
-
-
-def expand_tasks(names: str | list[str], idx: dict[str, TaskInfo] | None = None) -> list[TaskInfo]:
-    """Tasks named directly or through groups of ours; unknown names fail with suggestions."""
-    import difflib
-
-    idx = idx or index()
-    wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
-    out: list[TaskInfo] = []
-    for name in wanted:
-        if name not in idx:
-            close = difflib.get_close_matches(name, list(idx), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise KeyError(f"no task or group of ours is called {name!r}{hint}")
-        info = idx[name]
-        if info.kind == "group":
-            out.extend(expand_tasks(info.members, idx))
-        elif info not in out:
-            out.append(info)
-    return out
+from ambi_plugin.runtime.taskindex import TaskInfo, expand_tasks
 
 
 class NoRecords(LookupError):

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.parsing import option_label, parse_answer
+from ambi_plugin.core.parsing import option_label, parse_answer, response_text
 from ambi_plugin.core.scoring import answer_format
 from ambi_plugin.inputfiles import named_input
 
@@ -74,9 +74,8 @@ def _rows_of(path: Path, text: str) -> list[dict]:
 
 
 def _first_text(val: Any) -> str | None:
-    while isinstance(val, list) and val:
-        val = val[0]
-    return val if isinstance(val, str) else None
+    """lmms-eval's ``resps`` / ``filtered_resps``: the first (nested) string, else None."""
+    return response_text(val, first_of_lists=True, strings_only=True, missing=None)
 
 
 def _row_id(row: dict) -> str | None:

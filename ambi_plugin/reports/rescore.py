@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+from ambi_plugin.core.scoring import aggregate, metric_names
 from ambi_plugin.inputfiles import named_input
 from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.reports.rescore)
     DATASET_FIELDS,
@@ -256,7 +256,7 @@ def score_answers(
     declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind in (GENERIC, VIABENCH) else ()
     for col, got in table.items():
         items = _score_column(
-            recs, got, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
+            recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
             label=col,
         )  # fmt: skip
         if kind == VIABENCH:
@@ -300,13 +300,24 @@ def _fmt(v: Any) -> str:
     return "n/a" if v is None or (isinstance(v, float) and v != v) else f"{v:.4f}"
 
 
-def _score_column(recs, got, *, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
+def scoring_kwargs(info) -> dict:
+    """The task's ``lmms_eval_specific_kwargs`` its hooks score with when no model-specific entry applies (its
+    ``default``): re-scoring reads an answer exactly as the run's own scoring does."""
+    spec = info.config.get("lmms_eval_specific_kwargs") or {}
+    default = spec.get("default") if isinstance(spec, dict) else None
+    return dict(default) if isinstance(default, dict) else {}
+
+
+def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
     if kind == VIABENCH:
         from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
 
         return [via_score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
-    if protocol == "rule":
-        return [score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
+    if protocol == "rule":  # the task's own item scoring (runtime/hooks.py), as in a run
+        from ambi_plugin.runtime.hooks import score_record
+
+        kwargs = scoring_kwargs(info)
+        return [score_record(rec, got.get(str(rec["id"]), ""), kwargs, judge=judge) for rec in recs]
     from tqdm import tqdm
 
     from ambi_plugin.benchmarks.illusionbench.llm import find_override, score_item_llm
@@ -359,7 +370,8 @@ def explain_answer(
                       f"Judge {'correct' if item['correct_judge'] else 'wrong'}"]  # fmt: skip
         else:
             from ambi_plugin.core.explain import explain_item
+            from ambi_plugin.runtime.hooks import scoring_record
 
-            lines += explain_item(rec, response, judge=judge)
+            lines += explain_item(scoring_record(rec, scoring_kwargs(info)), response, judge=judge)
         parts.append("\n".join(lines))
     return "\n\n".join(parts)

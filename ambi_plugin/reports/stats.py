@@ -20,16 +20,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-
-def mean_std(values: Sequence[float]) -> tuple[float, float]:
-    """(mean, sample standard deviation with ddof=1) of the finite values; std NaN for fewer than two."""
-    vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
-    if not vals:
-        return math.nan, math.nan
-    mean = math.fsum(vals) / len(vals)
-    if len(vals) < 2:
-        return mean, math.nan
-    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+from ambi_plugin.core.metrics import mean_std  # the one mean +- std (core): std NaN for fewer than two values
 
 
 def bootstrap_ci(

@@ -246,16 +246,10 @@ def doc_to_target(doc: dict) -> str:
     return gold_response(record_of(doc))
 
 
-def score_response(rec: dict, results: list) -> dict:
-    """One item score. An item whose visuals could not be read is scored as an empty answer, with ``item_error``
-    set (:mod:`ambi_plugin.runtime.item_errors`)."""
-    from ambi_plugin.runtime import item_errors
-
-    response = item_errors.scored_response(rec, results[0] if results else "")
-    if not isinstance(response, str):  # chat backends may return result objects
-        response = getattr(response, "text", None) or str(response)
-    # per-model scoring settings of the running task (box_format ...; core/coords.py, lmms/task_kwargs.py)
-    kwargs = task_kwargs.current()
+def scoring_record(rec: dict, kwargs: dict | None = None) -> dict:
+    """The record as the task scores it: the task's per-model scoring settings applied (box_format ...;
+    core/coords.py) and, for a yes/no record without a question of its own, its rendered prompt as the question."""
+    kwargs = kwargs or {}
     rec = with_model_settings(rec, kwargs)
     if not rec.get("question") and kwargs.get("prompt") and answer_format(rec) in ("yes_no", "true_false"):
         # a yes/no reply that restates the question is read against it: without a question of its own (AmbiBench
@@ -264,9 +258,27 @@ def score_response(rec: dict, results: list) -> dict:
             rec = {**rec, "question": build_prompt(rec, kwargs)}
         except (PromptError, KeyError, ValueError, IndexError):
             pass
-    item = score_item(rec, response)
+    return rec
+
+
+def score_record(rec: dict, response: str, kwargs: dict | None = None, *, judge=None) -> dict:
+    """A task's own item score of one text response, wherever it runs: the lmms-eval and VLMEvalKit hooks, and
+    ``ambi score`` re-scoring a run's answers (which hands in its ``--judge``; None = the default judge)."""
+    item = score_item(scoring_record(rec, kwargs), response, judge=judge)
     item["response"] = response
-    return item_errors.mark(item, rec)
+    return item
+
+
+def score_response(rec: dict, results: list) -> dict:
+    """One item score. An item whose visuals could not be read is scored as an empty answer, with ``item_error``
+    set (:mod:`ambi_plugin.runtime.item_errors`)."""
+    from ambi_plugin.runtime import item_errors
+
+    response = item_errors.scored_response(rec, results[0] if results else "")
+    if not isinstance(response, str):  # chat backends may return result objects
+        response = getattr(response, "text", None) or str(response)
+    # per-model scoring settings of the running task (runtime/task_kwargs.py)
+    return item_errors.mark(score_record(rec, response, task_kwargs.current()), rec)
 
 
 def process_results(doc: dict, results: list) -> dict:

@@ -11,9 +11,10 @@ Counts are per process: under data parallelism each rank knows its own items (th
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
+
+from ambi_plugin.config import strict_mode
 
 MAX_LISTED = 50  # ids kept per task in the results JSON (the count is always exact)
 
@@ -21,16 +22,6 @@ _lock = threading.Lock()
 _by_record: dict[tuple[str, str], str] = {}  # (record id, its media) -> why it could not be read
 _by_task: dict[str, dict[str, str]] = {}  # task -> {record id: reason}
 _told: set[str] = set()
-
-
-def strict_mode() -> bool:
-    """``$AMBI_STRICT`` (1/true/yes), else ``strict`` in the ambi config; default off."""
-    env = os.environ.get("AMBI_STRICT")
-    if env is not None and env.strip() != "":
-        return env.strip().lower() in ("1", "true", "yes", "on")
-    from ambi_plugin.config import load_config
-
-    return bool(load_config().get("strict", False))
 
 
 def strict() -> bool:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.parsing import response_text
+
 LOSSLESS = "json"  # the format ``ambi vlmeval`` asks run.py for (PRED_FORMAT)
 READABLE = ("json", "tsv", "csv", "xlsx")
 XLSX_CELL_LIMIT = 32767
@@ -61,11 +63,8 @@ def file_format(path: str | Path) -> str:
 
 
 def _text(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, float) and value != value:  # NaN written by a json dump of a missing value
-        return None
-    return str(value)
+    """A prediction cell as text: None and NaN (a json dump's missing value) -> None, anything else ``str()``."""
+    return response_text(value, missing=None, nan_is_missing=True, max_chars=None, binary=(), on_error="raise")
 
 
 def _rows_from_json(path: str) -> list[dict]:

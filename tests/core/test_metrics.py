@@ -95,7 +95,8 @@ def test_mean_and_std():
     assert m == 1.0
     assert s == pytest.approx(math.sqrt(2 / 3))
     assert s == pytest.approx(float(np.std([0, 1, 2, 1], ddof=1)))
-    assert mean_and_std([2.0]) == (2.0, 0.0)
+    m, s = mean_and_std([2.0])  # the std of one value is undefined (issue 26: one mean +- std, NaN at n=1)
+    assert m == 2.0 and math.isnan(s)
     assert all(math.isnan(v) for v in mean_and_std([]))
 
 

@@ -67,8 +67,8 @@ from ambi_plugin.benchmarks.ambibench.release_rows import (  # noqa: F401 - re-e
     parse_map,
 )
 from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, unpack_zip
+from ambi_plugin.config import strict_mode
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
-from ambi_plugin.runtime.item_errors import strict_mode
 
 # ----------------------------------------------------------------------------- the release folder
 

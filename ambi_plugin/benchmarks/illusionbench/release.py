@@ -65,7 +65,7 @@ from ambi_plugin.benchmarks.illusionbench.release_rows import (  # noqa: F401 - 
     option_count,
 )
 from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, unpack_zip
-from ambi_plugin.runtime.item_errors import strict_mode
+from ambi_plugin.config import strict_mode
 
 
 def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: int) -> dict[str, int]:

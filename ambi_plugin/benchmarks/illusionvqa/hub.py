@@ -146,7 +146,7 @@ def materialize_from_hub(comprehension: str | None = None, soft_localization: st
     folder."""
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
     from ambi_plugin.benchmarks.release import LoadReport
-    from ambi_plugin.runtime.item_errors import strict_mode
+    from ambi_plugin.config import strict_mode
 
     sources = {
         "comprehension": comprehension or os.environ.get("AMBI_ILLUSIONVQA_COMPREHENSION_HUB") or HUB_COMPREHENSION,

@@ -257,7 +257,7 @@ def materialize_authors(folder: str | Path, *, human_file: str | Path | None = N
 
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
     from ambi_plugin.benchmarks.release import LoadReport
-    from ambi_plugin.runtime.item_errors import strict_mode
+    from ambi_plugin.config import strict_mode
 
     folder = Path(folder).expanduser().resolve()
     human_file = human_file or os.environ.get(HUMAN_VAR) or None
