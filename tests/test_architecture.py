@@ -241,3 +241,36 @@ def test_deprecated_aliases_warn_and_resolve(alias):
         alias
     )
     assert module is importlib.import_module(new)
+
+
+def test_architecture_doc_names_only_what_exists():
+    """docs/architecture.md matches the code: every module it names exists, and every layer folder is in its
+    picture."""
+    import importlib.util
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = []
+    for dotted in sorted(set(re.findall(r"`(ambi_plugin(?:\.\w+)+)", text))):
+        parts = dotted.split(".")
+        found = any(
+            (ROOT / Path(*parts[:i])).with_suffix(".py").is_file()
+            or (ROOT / Path(*parts[:i]) / "__init__.py").is_file()
+            for i in range(len(parts), 1, -1)
+        )
+        if not found:
+            missing.append(dotted)
+    for rel in sorted(
+        set(
+            re.findall(
+                r"(?<![\w/])((?:core|runtime|data|reports|lmms|vlmeval|cli|benchmarks|judge|analysis|synth)/[\w/]+\.py)",
+                text,
+            )
+        )
+    ):
+        if not (PKG / rel).is_file():
+            missing.append(rel)
+    assert not missing, f"docs/architecture.md names what does not exist: {missing}"
+    for names in LAYERS[1:]:
+        for name in names:
+            assert f"{name}/" in text, f"layer {name} is not in docs/architecture.md's picture"
+    assert importlib.util.find_spec("ambi_plugin") is not None

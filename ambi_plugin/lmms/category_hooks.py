@@ -34,7 +34,7 @@ def derived_metrics(task) -> list[str]:
     from ambi_plugin.data.no_records import no_records_reason
     from ambi_plugin.runtime.hooks import expected_metrics
 
-    if no_records_reason(task) is not None:  # a stand-in row, no records (lmms/datasets.py)
+    if no_records_reason(task) is not None:  # a stand-in row, no records (data/sources.py)
         return []
     cfg = task.config
     split = cfg.test_split or "test"

@@ -304,7 +304,7 @@ WRAPPED_METHODS = (
     "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated",
     # a new category as a YAML alone (lmms/category_hooks.py): joining a group of ours by metadata.join_groups
     "lmms_eval.tasks.TaskManager._get_config",
-    # a task whose release has no rows runs on zero rows (lmms/datasets.py)
+    # a task whose release has no rows runs on zero rows (data/sources.py)
     "lmms_eval.api.task.ConfigurableTask.doc_to_text",
     "lmms_eval.api.task.ConfigurableTask.doc_to_target",
     "lmms_eval.api.task.ConfigurableTask.build_all_requests",

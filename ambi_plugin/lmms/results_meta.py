@@ -145,7 +145,7 @@ def ambi_section(results: dict) -> dict[str, Any]:
     try:
         from ambi_plugin.runtime.unparsed import examples
 
-        section["unparsed"] = examples()  # answers no parser read, per task (lmms/unparsed.py)
+        section["unparsed"] = examples()  # answers no parser read, per task (runtime/unparsed.py)
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["unparsed"] = {"error": f"{type(exc).__name__}: {exc}"}
     if _uses_synth(results):

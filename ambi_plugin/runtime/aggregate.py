@@ -24,7 +24,7 @@ def _make(metric: str) -> Callable[[list], float]:
 
 
 def unparsed(items: list) -> float:
-    """The number of unparsed answers; the task's examples are kept for the results JSON (lmms/unparsed.py)."""
+    """The number of unparsed answers; the task's examples are kept for the results JSON (runtime/unparsed.py)."""
     from ambi_plugin.runtime.unparsed import note
 
     items = list(items)

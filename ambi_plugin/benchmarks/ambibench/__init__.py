@@ -48,7 +48,7 @@ VIDEO_FRAMES = 8
 
 # ----------------------------------------------------------------------------- prompts (Table 7)
 # Verbatim from Table 7, typos kept ("a object detection expert", "an video", "an multi-layer").
-# Template fields: {question}, {choices}, {object}, {objects}, {width}, {height} (see lmms/hooks.py).
+# Template fields: {question}, {choices}, {object}, {objects}, {width}, {height} (see runtime/hooks.py).
 
 PROMPT_CAMO = (
     "You are a camouflage detection expert. Carefully examine the image and locate the camouflaged object, "

@@ -1,5 +1,5 @@
-"""An offline RCID copy from the procedural generators (contrast and stripe: ``data/synth/color.py``; filter:
-``data/synth/filter.py``), in the canonical schema, so every RCID task runs without the release::
+"""An offline RCID copy from the procedural generators (contrast and stripe: ``synth/color.py``; filter:
+``synth/filter.py``), in the canonical schema, so every RCID task runs without the release::
 
     ambi rcid-copy --out DIR --n 12 && AMBI_RCID_DIR=DIR lmms-eval ... --tasks ambi_rcid_all
 

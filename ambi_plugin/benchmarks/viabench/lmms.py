@@ -75,7 +75,7 @@ def _response(results: list) -> Any:
 
 
 def _score(doc: dict, results: list) -> dict:
-    """An item whose image could not be read is scored as an empty answer (lmms/item_errors.py)."""
+    """An item whose image could not be read is scored as an empty answer (runtime/item_errors.py)."""
     from ambi_plugin.runtime import item_errors
 
     rec = record(doc)
