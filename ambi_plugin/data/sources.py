@@ -189,14 +189,19 @@ def source_root(dataset_path: str) -> Path:
     return _benchmark_root(source)
 
 
-def _absolutize(rec: dict, root: Path) -> dict:
+def _absolutize(rec: dict, root: Path, known: dict[str, str] | None = None) -> dict:
     """Image and video paths made absolute against ``root`` (resolved once by the caller: a per-path
-    ``Path.resolve()`` was the loader's hot spot)."""
+    ``Path.resolve()`` was the loader's hot spot). ``known``: relative -> absolute paths already made, shared
+    across the records of one file (few-shot examples and shared images are named by many records)."""
     out = dict(rec)
     base = str(root)
+    known = {} if known is None else known
 
     def absolute(p: str) -> str:
-        return p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
+        full = known.get(p)
+        if full is None:
+            full = known[p] = p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
+        return full
 
     for key in ("image", "video"):
         val = out.get(key)
@@ -229,8 +234,9 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
 
     root = root.resolve()
     rows = []
+    known: dict[str, str] = {}
     for rec in records:
-        full = _absolutize(rec, root)
+        full = _absolutize(rec, root, known)
         full["breakdown_values"] = values
         raw = json.dumps(full, ensure_ascii=False, sort_keys=True)
         remember(raw, full)  # the hooks then never decode it again in this process
@@ -247,8 +253,12 @@ def check_loadable(records: list[dict], src: Path, root: Path) -> None:
     if not records:
         raise RecordError(f"{src}: holds no records (an empty split); write at least one record or drop the task")
     seen: set[str] = set()  # few-shot examples and shared images are named by many records: look once
+    named: set[str] = set()
     for k, rec in enumerate(records, start=1):
         for path in iter_images(rec):
+            if path in named:
+                continue
+            named.add(path)
             full = path if os.path.isabs(path) else os.path.join(root, path)
             if full in seen:
                 continue

@@ -124,6 +124,7 @@ def _visuals(rec: dict, lmms_eval_specific_kwargs: dict | None) -> list:
     return images
 
 
+@lru_cache(maxsize=1024)
 def _label(i: int, style: str, case: str | None) -> str:
     lab = option_label(i, style)
     if case == "upper":

@@ -11,7 +11,7 @@ from PIL import Image
 
 from ambi_plugin.lmms.cli_run import replay_args
 from ambi_plugin.paths import tasks_dir
-from ambi_plugin.report import find_results_json, task_metrics
+from ambi_plugin.reports.results import find_results_json, task_metrics
 
 pytestmark = pytest.mark.e2e
 
@@ -187,7 +187,7 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
             answers.append({"task": "ambibench_ducks_open", "id": str(i), "response": resp})
             answers.append({"task": "ambibench_geese_open", "id": str(i), "response": ["duck, rabbit", "x, y"][i % 2]})
             answers.append({"task": "ambibench_swans_open", "id": str(i), "response": "duck, rabbit"})
-    from ambi_plugin.replayfile import write_reference_predictions
+    from ambi_plugin.data.replayfiles import write_reference_predictions
 
     preds = tmp_path / "answers.jsonl"
     write_reference_predictions(preds, tasks="ambibench_all", mode="gold")  # the group's own tasks

@@ -43,6 +43,7 @@ def test_tasks_without_records_make_no_request_and_others_pass_through(monkeypat
     from lmms_eval.api.task import ConfigurableTask
 
     from ambi_plugin.data import sources as D
+    from ambi_plugin.lmms.tasks_without_records import patch_tasks_without_records
 
     calls = []
 
@@ -60,8 +61,8 @@ def test_tasks_without_records_make_no_request_and_others_pass_through(monkeypat
 
     for name, fake in (("doc_to_text", fake_text), ("doc_to_target", fake_target), ("build_all_requests", fake_build)):
         monkeypatch.setattr(ConfigurableTask, name, fake)
-    D.patch_tasks_without_records()
-    D.patch_tasks_without_records()  # idempotent
+    patch_tasks_without_records()
+    patch_tasks_without_records()  # idempotent
     monkeypatch.setitem(D.NO_RECORDS, ("ambi://illusionbench", "illusionbench_description"), "no golden descriptions")
 
     theirs = _task("lmms-lab/MME", "")
