@@ -127,12 +127,27 @@ def _where(source: str | None, rid: Any, line: int | None) -> str:
     return ", ".join(parts) if parts else "record"
 
 
+class _Where:
+    """``_where(...)`` made only when an error message needs it (validation runs once per record)."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, *args: Any) -> None:
+        self.args = args
+
+    def __str__(self) -> str:
+        return _where(*self.args)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
 def validate_record(rec: dict, *, source: str | None = None, line: int | None = None) -> dict:
     """Check one record; return it unchanged or raise :class:`RecordError` naming what is wrong."""
     if not isinstance(rec, dict):
         raise RecordError(f"{_where(source, None, line)}: expected a JSON object, got {type(rec).__name__}")
     rid = rec.get("id")
-    where = _where(source, rid, line)
+    where = _Where(source, rid, line)
     for key in COMMON_REQUIRED:
         if key not in rec or rec[key] in (None, ""):
             raise RecordError(f"{where}: missing required field '{key}'")
@@ -217,6 +232,10 @@ def read_records(path: str | Path, *, validate: bool = True) -> list[dict]:
     return out
 
 
+# one encoder for every JSONL line we write (``json.dumps`` with options builds a new encoder per call)
+JSONL_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
+
 def write_records(path: str | Path, records: Iterable[dict]) -> int:
     """Write records as JSONL atomically (a temporary file renamed into place). Returns the count."""
     path = Path(path)
@@ -225,7 +244,7 @@ def write_records(path: str | Path, records: Iterable[dict]) -> int:
     n = 0
     with tmp.open("w", encoding="utf-8") as fh:
         for rec in records:
-            fh.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+            fh.write(JSONL_ENCODER.encode(rec) + "\n")
             n += 1
     tmp.replace(path)
     return n

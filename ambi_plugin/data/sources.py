@@ -43,7 +43,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from ambi_plugin.core.schema import RecordError, iter_images, read_records, write_records
+from ambi_plugin.core.schema import JSONL_ENCODER, RecordError, iter_images, read_records, write_records
 from ambi_plugin.core.scoring import slug
 from ambi_plugin.data.no_records import (  # noqa: F401 - re-exported: the names the old ambi_plugin.data.sources had
     LOADED,
@@ -238,7 +238,7 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
     for rec in records:
         full = _absolutize(rec, root, known)
         full["breakdown_values"] = values
-        raw = json.dumps(full, ensure_ascii=False, sort_keys=True)
+        raw = JSONL_ENCODER.encode(full)  # = json.dumps(full, ensure_ascii=False, sort_keys=True)
         remember(raw, full)  # the hooks then never decode it again in this process
         rows.append(
             {"id": str(full["id"]), "task_type": full["task_type"], "category": full["category"], "record": raw}

@@ -29,6 +29,14 @@ JOIN_KEY = "join_groups"
 # ----------------------------------------------------------------------------- derived metrics
 
 
+_VIEW_TYPES = frozenset({"open", "region"})  # their metric names also follow each record's views
+
+
+def _names_follow_task_type(process) -> bool:
+    """Whether ``process`` (a task's process_results) reports the metric names of the record's task type alone."""
+    return not callable(getattr(process, "metric_names", None)) and not getattr(process, "breakdown_fields", ())
+
+
 def derived_metrics(task) -> list[str]:
     """Metric names the task's rows report that its metric list lacks (in first-seen order)."""
     from ambi_plugin.data.no_records import no_records_reason
@@ -47,7 +55,17 @@ def derived_metrics(task) -> list[str]:
     # our harness rows carry the record as JSON: read that one column straight from Arrow (row dicts, or iterating
     # the datasets column, cost far more)
     if "record" in rows.column_names:
-        docs = ({"record": raw} for raw in rows.with_format("arrow")["record"].to_pylist())
+        column = rows.with_format("arrow")
+        raws = column["record"].to_pylist()
+        if _names_follow_task_type(cfg.process_results) and "task_type" in rows.column_names:
+            # without breakdown fields, a closed-answer record's metric names are its task type's (core/scoring.py
+            # metric_names): one record of each task type says them all
+            first: dict[str, int] = {}
+            for i, ttype in enumerate(column["task_type"].to_pylist()):
+                first.setdefault(ttype, i)
+            if not first.keys() & _VIEW_TYPES:
+                raws = [raws[i] for i in first.values()]
+        docs = ({"record": raw} for raw in raws)
     else:
         docs = rows
     for doc in docs:
