@@ -105,14 +105,15 @@ def soft_localization_table(values: Values, prompt_type: str | Mapping[str, str]
     """Table 3 layout (``iv_table_3``): answer set | prompt type | accuracy (%); ``prompt_type`` one for all, or
     per answer set."""
     (acc,) = LAYOUTS["iv_table_3"].columns
+    unparsed = any("unparsed" in vals for vals in values.values())  # a column when any answer set has the count
     rows = []
     for col, vals in values.items():
         pt = prompt_type.get(col, "") if isinstance(prompt_type, Mapping) else prompt_type
         row = [col, pt, _num(vals.get(_metric(acc)), pct=True)]
-        if "unparsed" in vals:
-            row.append(str(vals["unparsed"]))
+        if unparsed:
+            row.append(str(vals["unparsed"]) if "unparsed" in vals else "n/a")
         rows.append(row)
-    header = ["VLM", "Prompt Type", acc.label] + (["Unparsed"] if rows and len(rows[0]) == 4 else [])
+    header = ["VLM", "Prompt Type", acc.label] + (["Unparsed"] if unparsed else [])
     return markdown(header, rows)
 
 

@@ -60,8 +60,16 @@ def format_examples(section: dict[str, Any], *, per_task: int = 5) -> str:
     for task, info in sorted((section or {}).items()):
         if not isinstance(info, dict):
             continue
-        lines.append(f"{task}: {int(info.get('count') or 0)} unparsed")
-        for ex in (info.get("examples") or [])[:per_task]:
+        try:
+            count = str(int(info.get("count") or 0))
+        except (TypeError, ValueError):
+            count = repr(info.get("count"))
+        lines.append(f"{task}: {count} unparsed")
+        examples = info.get("examples")
+        for ex in (examples if isinstance(examples, list) else [])[:per_task]:
+            if not isinstance(ex, dict):  # a results JSON edited or written by another tool: shown as it is
+                lines.append(f"  - {ex!r}"[:90])
+                continue
             text = " ".join(str(ex.get("response") or "").split())
             text = text if len(text) <= 80 else text[:77] + "..."
             lines.append(f"  - {ex.get('id')}: {text!r} ({ex.get('reason') or 'unread'})")

@@ -230,3 +230,14 @@ def test_tables_from_an_lmms_eval_results_json():
     assert "ambi_synth" not in text
     with pytest.raises(ScoreError):
         tables_from_results({"results": {"ambi_synth_geometric_tf": {"acc,none": 1.0}}})
+
+
+def test_soft_localization_table_when_only_some_answer_sets_count_unparsed():
+    """One answer set with an ``unparsed`` count and one without: the Unparsed column is there for both (n/a where
+    the count is missing), instead of an IndexError."""
+    from ambi_plugin.reports.paper_tables import soft_localization_table
+
+    text = soft_localization_table({"a": {"acc": 0.5}, "b": {"acc": 0.25, "unparsed": 3}}, "0-shot")
+    rows = [line for line in text.splitlines() if line.startswith("| a") or line.startswith("| b")]
+    assert "Unparsed" in text.splitlines()[0]
+    assert rows[0].split("|")[4].strip() == "n/a" and rows[1].split("|")[4].strip() == "3"

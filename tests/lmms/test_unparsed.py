@@ -83,3 +83,14 @@ def test_short_list_for_ambi_results():
     lines = text.splitlines()
     assert lines[0] == "t_list: 7 unparsed" and len(lines) == 4
     assert lines[1] == "  - bad0: 'no 0' (no_label)"
+
+
+def test_short_list_reads_a_results_section_it_did_not_write():
+    """A results JSON edited by hand or by another tool: examples that are not objects, a count that is not a
+    number; ``ambi results`` shows them as they are instead of stopping with a traceback."""
+    section = {"t_odd": {"count": "many", "examples": ["just a string", 3, {"id": "x1", "response": "maybe"}]},
+               "t_none": {"count": 2, "examples": None}, "t_bad": "not a mapping"}  # fmt: skip
+    lines = unparsed.format_examples(section).splitlines()
+    assert lines[0] == "t_none: 2 unparsed"
+    assert lines[1] == "t_odd: 'many' unparsed"
+    assert lines[2:] == ["  - 'just a string'", "  - 3", "  - x1: 'maybe' (unread)"]
