@@ -1,8 +1,5 @@
-"""lmms-eval adapters: YAML hooks, aggregations, dataset resolution, task discovery, plugin models.
+"""lmms-eval adapters: task discovery, preflight, `ambi eval`, plugin models, the judge backend and analysis driver
+on lmms-eval models. The YAML hooks themselves live in :mod:`ambi_plugin.runtime`.
 
 Only this subpackage imports ``lmms_eval``, and only lazily.
 """
-
-# Core scores judge-decided items with a judge handed in, else with the judge layer's default provider, which
-# ambi_plugin.judge installs when imported (core/judging.py): the YAML hooks score through it.
-import ambi_plugin.judge  # noqa: E402, F401

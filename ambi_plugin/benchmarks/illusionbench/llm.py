@@ -24,7 +24,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import ambi_plugin.judge  # noqa: F401 - installs core's default judge provider (score_item without a judge)
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import metric_names, score_item
 from ambi_plugin.inputfiles import named_input
