@@ -31,6 +31,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if not (args.task and args.answers):
         raise ValueError("ambi score needs --task and --answers (or --results PATH)")
     split = lambda text: [c.strip() for c in text.split(",") if c.strip()] if text else None  # noqa: E731
+    if args.extract_with_judge:  # the same switch as plain lmms-eval's (runtime/extraction.py), for this process
+        import os
+
+        from ambi_plugin.runtime.extraction import ENV
+
+        os.environ[ENV] = "1"
     if args.explain:
         from ambi_plugin.reports.rescore import explain_answer
 
@@ -109,6 +115,8 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
         help="JSONL {id, response} / ambi_replay / lmms-eval samples (or its output folder), or a JSON list",
     )
     sc.add_argument("--judge", default=None, help="re-judge with BACKEND[:MODEL] (offline, openai, lmms_eval, hf)")
+    sc.add_argument("--extract-with-judge", action="store_true",
+                    help="let the judge read the closed-format answers no rule could read (off by default)")  # fmt: skip
     sc.add_argument("--column", default=None, help="comma-separated answer columns of a JSON list (e.g. GPT_0_SHOT)")
     sc.add_argument("--vote", default=None, help="comma-separated columns to add a majority vote of (human row)")
     sc.add_argument("--vote-name", default="majority vote", help="name of the majority-vote column")

@@ -9,6 +9,8 @@
 ``description_score(...)``         IllusionBench C.1 0/1/2 conflict rating, mean over rounds
 ``mcq_match(question, options,     VIA-Bench Judge protocol (prompt ours): which option the response chose
 response)``
+``extract_answer(fmt, question,    ours: what an answer the rules left unread commits to (``--extract-with-judge``)
+options, response)``
 ``info()``                         backend, model, rounds and template hashes (recorded in the results)
 =================================  ==========================================================================
 
@@ -25,7 +27,7 @@ from ambi_plugin.core.judging import item_info  # noqa: F401 - re-exported (move
 from ambi_plugin.judge.settings import JudgeSettings
 from ambi_plugin.judge.templates import TEMPLATES, template_hashes
 from ambi_plugin.judge.transport import Counters
-from ambi_plugin.judge.voting import Choice, Score, Verdict
+from ambi_plugin.judge.voting import Choice, Extraction, Score, Verdict
 
 
 def clean_terms(terms: Sequence[str] | str | None) -> list[str]:
@@ -145,7 +147,17 @@ class Judge(ABC):
         self._count(choice, "viabench_mcq_match", rounds)
         return choice
 
+    def extract_answer(self, answer_format: str, question: str, options: Sequence[str], response: str) -> Extraction:
+        """The optional extraction step (``runtime/extraction.py``): the answer ``response`` commits to, read by the
+        judge; one round (``"answer_extraction"``, our template)."""
+        result = self._extract_answer(str(answer_format), str(question or ""), [str(o) for o in options], str(response))
+        self._count(result, "answer_extraction", 1)
+        return result
+
     # -- what a backend implements
+
+    def _extract_answer(self, answer_format: str, question: str, options: list[str], response: str) -> Extraction:
+        return Extraction("none", [f"none (the {self.backend_name} judge does not extract answers)"], False)
 
     @abstractmethod
     def _set_match(self, gold: list[str], predicted: list[str], rounds: int) -> Verdict: ...

@@ -20,8 +20,8 @@ from ambi_plugin.judge.base import Judge
 from ambi_plugin.judge.cache import JudgeCache, cache_key
 from ambi_plugin.judge.settings import JudgeSettings
 from ambi_plugin.judge.transport import TransportError
-from ambi_plugin.judge.verdicts import read_binary_digit, read_option, read_rating, read_true_false
-from ambi_plugin.judge.voting import Choice, Score, Verdict
+from ambi_plugin.judge.verdicts import read_binary_digit, read_extraction, read_option, read_rating, read_true_false
+from ambi_plugin.judge.voting import Choice, Extraction, Score, Verdict
 
 V = TypeVar("V")
 
@@ -150,3 +150,10 @@ class LLMJudge(Judge):
             "viabench_mcq_match", T.mcq_prompt(question, options, response), rounds, lambda r: read_option(r, n)
         )
         return Choice.from_votes(votes, raw)
+
+    def _extract_answer(self, answer_format: str, question: str, options: list[str], response: str) -> Extraction:
+        prompt = T.extraction_prompt(answer_format, question, options, response)
+        n = len(options)
+        raw, values = self._ask("answer_extraction", prompt, 1, lambda r: read_extraction(r, answer_format, n))
+        value = values[0] if values else None
+        return Extraction(value, raw, value is None)

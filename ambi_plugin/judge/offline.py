@@ -28,10 +28,11 @@ from ambi_plugin.core.parsing import parse_bool, parse_choice
 from ambi_plugin.judge.base import Judge
 from ambi_plugin.judge.embeddings import MODEL_NAME, Embedder, available, shared_embedder
 from ambi_plugin.judge.settings import JudgeSettings
-from ambi_plugin.judge.voting import Choice, Score, Verdict
+from ambi_plugin.judge.voting import Choice, Extraction, Score, Verdict
 
 EMBEDDING_THRESHOLD = 0.80  # our choice: synonyms outside the lexicon score 0.84-0.96, sibling concepts <= 0.81
 DESCRIPTION_BANDS = (0.70, 0.45)  # our choice: cosine >= 0.70 -> 2, >= 0.45 -> 1, else 0
+
 _NEGATORS = {"no", "not", "without", "non", "never"}
 
 
@@ -190,6 +191,15 @@ class OfflineJudge(Judge):
         idx = got.value if got.ok and 0 <= got.value < len(options) else -1
         why = "" if got.ok else f" (no option read: {got.reason})"
         return Choice(idx, [idx], [f"{idx}{why}"], False)
+
+    # -- the optional extraction step (ours)
+
+    def _extract_answer(self, answer_format, question, options, response) -> Extraction:
+        """The offline judge reads nothing the rules could not: sentence embeddings do not tell a paraphrase of an
+        option from a hedge about it (measured: "Both lines are equally long" and "I cannot tell which line is
+        longer" score 0.62 and 0.58 against "both are the same length"), and a wrong answer read into a
+        non-answer is worse than an unread one. Extraction needs an LLM judge (``AMBI_JUDGE_BACKEND``)."""
+        return Extraction("none", ["none (the offline judge does not extract answers; use an LLM judge)"])
 
 
 def _has(text: str, phrase: str) -> bool:

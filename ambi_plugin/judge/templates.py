@@ -12,6 +12,8 @@ Sources (see ``docs/judges.md``):
 * ``illusionbench_description``: IllusionBench Appendix C.1, verbatim.
 * ``viabench_mcq_match``: **ours**. VIA-Bench (Appendix E) says a judge model arbitrates the answer but
   does not print the prompt; this one asks which option the response finally chose.
+* ``answer_extraction``: **ours**. The optional LLM extraction (``--extract-with-judge``) of an answer the rules
+  could not read, as VLMEvalKit and lmms-eval's MMBench do; it asks what the answer commits to, never to solve.
 """
 
 from __future__ import annotations
@@ -63,16 +65,26 @@ Response: {response}
 
 Answer with only the letter of the chosen option, or None."""
 
+# Ours: the optional extraction step for answers the rules left unread (runtime/extraction.py). The judge is told not
+# to solve the question, only to report what the response commits to, and to answer NONE for hedges and refusals.
+ANSWER_EXTRACTION = """You read a model's response to a question and report which answer the response commits to. Do not solve the question yourself and do not judge whether the response is right. Judge by the response's final answer, not by options it mentions, discusses or rejects. If the response gives no answer, hedges between answers, refuses, or cannot be understood, reply NONE.
+
+Question: {question}
+{options}Response: {response}
+
+Reply with only {allowed}, or NONE."""
+
 TEMPLATES: dict[str, str] = {
     "ambibench_set_match": AMBIBENCH_SET_MATCH,
     "illusionbench_true_false": ILLUSIONBENCH_TRUE_FALSE,
     "illusionbench_multiple_choice": ILLUSIONBENCH_MULTIPLE_CHOICE,
     "illusionbench_description": ILLUSIONBENCH_DESCRIPTION,
     "viabench_mcq_match": VIABENCH_MCQ_MATCH,
+    "answer_extraction": ANSWER_EXTRACTION,
 }
 
 # Templates written by us (the papers do not print them); everything else is verbatim.
-OURS: frozenset[str] = frozenset({"viabench_mcq_match"})
+OURS: frozenset[str] = frozenset({"viabench_mcq_match", "answer_extraction"})
 
 
 def template_hash(name: str) -> str:
@@ -120,3 +132,22 @@ def option_letter(i: int) -> str:
 def mcq_prompt(question: str, options: Sequence[str], response: str) -> str:
     lines = "\n".join(f"{option_letter(i)}. {opt}" for i, opt in enumerate(options))
     return VIABENCH_MCQ_MATCH.format(question=question, options=lines, response=response)
+
+
+# What the extraction prompt asks for, per answer format (``{allowed}``).
+EXTRACTION_ALLOWED = {
+    "letter": "the letter of the one option the response chooses",
+    "roman": "the letter of the one option the response chooses",
+    "letter_set": "the letters of every option the response chooses, separated by commas (for example: A, C)",
+    "yes_no": "YES or NO",
+    "true_false": "TRUE or FALSE",
+}
+
+
+def extraction_prompt(answer_format: str, question: str, options: Sequence[str], response: str) -> str:
+    """The extraction prompt; options are shown lettered A, B, ... whatever the task's own labels."""
+    lines = "".join(f"{option_letter(i)}. {opt}\n" for i, opt in enumerate(options))
+    block = f"Options:\n{lines}" if lines else ""
+    return ANSWER_EXTRACTION.format(
+        question=question, options=block, response=response, allowed=EXTRACTION_ALLOWED[answer_format]
+    )

@@ -9,6 +9,8 @@ unreadable round (retried, then counted as a judge error), never a silent right 
   the reply must hold exactly one of the digits (words "correct"/"incorrect" accepted when alone).
 * :func:`read_rating` (IllusionBench C.1 asks for "the rate number"): ``0``, ``1`` or ``2``, exactly one.
 * :func:`read_option` (our VIA-Bench prompt): an option letter in range, or ``None`` -> -1 (no option).
+* :func:`read_extraction` (our extraction prompt): the whole reply must be one allowed answer (a letter in range, a
+  comma list of letters, YES/NO, TRUE/FALSE) or NONE; anything else is unreadable.
 
 Reasoning models' ``<think>...</think>`` blocks are dropped before reading, in time linear in the reply's
 length (a reply of 1 MB of ``<think>`` is read in milliseconds), and only the last 4,000 characters are read.
@@ -105,3 +107,33 @@ def read_option(reply: Any, n_options: int) -> int | None:
         return None
     idx = ord(letters[0]) - ord("A")
     return idx if 0 <= idx < n_options else None
+
+
+_EXTRACT_PREFIX = re.compile(r"^(?:(?:final\s+)?answer|reply|response)\s*[:=]\s*", re.IGNORECASE)
+_EXTRACT_NONE = re.compile(r"^none\W*$", re.IGNORECASE)
+_EXTRACT_LETTERS = re.compile(r"^\(?([A-Z])\)?(?:\s*(?:,|and)\s*\(?([A-Z])\)?)*\W*$")
+
+
+def read_extraction(reply: Any, answer_format: str, n_options: int = 0) -> str | None:
+    """What an extraction reply says: ``"none"``, a letter (``"B"``), a sorted comma list (``"A,C"``), ``"yes"`` /
+    ``"no"`` or ``"true"`` / ``"false"``; None when the reply is not exactly one allowed answer."""
+    text = clean_reply(reply)
+    text = _EXTRACT_PREFIX.sub("", text).strip().rstrip(".").strip()
+    if not text or "\n" in text:
+        return None
+    if _EXTRACT_NONE.match(text):
+        return "none"
+    low = text.lower()
+    if answer_format in ("yes_no", "true_false"):
+        words = ("yes", "no") if answer_format == "yes_no" else ("true", "false")
+        return low if low in words else None
+    if answer_format not in ("letter", "roman", "letter_set") or n_options <= 0:
+        return None
+    if not _EXTRACT_LETTERS.match(text):
+        return None
+    letters = sorted(set(re.findall(r"[A-Z]", text)))
+    if any(ord(c) - ord("A") >= n_options for c in letters):
+        return None
+    if answer_format != "letter_set" and len(letters) != 1:
+        return None
+    return ",".join(letters)

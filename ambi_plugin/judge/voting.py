@@ -100,3 +100,14 @@ class Choice:
             if n >= required_votes(len(votes), min_votes):
                 return cls(value, votes, list(raw), False)
         return cls(None, votes, list(raw), True)
+
+
+@dataclass
+class Extraction:
+    """What the extraction step read from a response: ``value`` is ``"none"`` (the response commits to nothing), a
+    letter, a comma list of letters, ``"yes"``/``"no"`` or ``"true"``/``"false"``; None with ``error`` = the judge's
+    reply could not be read (the answer stays unread)."""
+
+    value: str | None
+    raw: list[str] = field(default_factory=list)
+    error: bool = False

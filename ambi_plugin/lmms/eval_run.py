@@ -162,7 +162,8 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
     if argv[:1] == ["eval"]:  # `ambi eval eval --model ...` reads as lmms-eval's own subcommand
         argv = argv[1:]
     skipping = "--skip-missing" in argv
-    argv = normalize_argv(a for a in argv if a != "--skip-missing")
+    extracting = "--extract-with-judge" in argv  # runtime/extraction.py: the child reads AMBI_EXTRACT_WITH_JUDGE
+    argv = normalize_argv(a for a in argv if a not in ("--skip-missing", "--extract-with-judge"))
     problem = argument_problem(argv)
     if problem:
         echo(f"ambi eval: error: {problem}")
@@ -173,6 +174,10 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
     env = dict(os.environ)
     if skipping:
         env[SKIP_ENV] = "1"
+    if extracting:
+        from ambi_plugin.runtime.extraction import ENV as EXTRACT_ENV
+
+        env[EXTRACT_ENV] = "1"
     block = ""
     if enabled() and requested:  # before lmms-eval starts: a missing release or package costs seconds, not a model load
         check = run_preflight(_expand_patterns(requested))

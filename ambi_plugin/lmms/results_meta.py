@@ -143,9 +143,11 @@ def ambi_section(results: dict) -> dict[str, Any]:
     if errors:
         section["item_errors"] = errors
     try:
-        from ambi_plugin.runtime.unparsed import examples
+        from ambi_plugin.runtime.unparsed import examples, read_by
 
         section["unparsed"] = examples()  # answers no parser read, per task (runtime/unparsed.py)
+        if read_by():  # --extract-with-judge: how every answer was read, per task (runtime/extraction.py)
+            section["read_by"] = read_by()
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["unparsed"] = {"error": f"{type(exc).__name__}: {exc}"}
     if _uses_synth(results):

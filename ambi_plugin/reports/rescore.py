@@ -252,13 +252,14 @@ def score_answers(
         from ambi_plugin.benchmarks.illusionbench.llm import load_overrides
 
         over = load_overrides(overrides)
-    values, review = {}, []
+    values, review, read_by = {}, [], {}
     declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind in (GENERIC, VIABENCH) else ()
     for col, got in table.items():
         items = _score_column(
             recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
             label=col,
         )  # fmt: skip
+        read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
         if kind == VIABENCH:
             from ambi_plugin.benchmarks.viabench.scoring import aggregate as via_aggregate
 
@@ -290,6 +291,12 @@ def score_answers(
 
         info = judge.info() if judge is not None else judge_info()
         text += f"\n\njudge: {info.get('backend')} {info.get('model') or ''}, templates {info.get('templates', {})}"
+    from ambi_plugin.runtime.extraction import enabled as extracting
+
+    if extracting():  # --extract-with-judge: how every answer was read, per answer set
+        text += "\n\nanswers read by (rule / judge / unread): " + "; ".join(
+            f"{col}: {c.get('rule', 0)} / {c.get('judge', 0)} / {c.get('none', 0)}" for col, c in read_by.items()
+        )
     if note:
         text = f"{note}\n\n{text}"
     return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info,

@@ -110,6 +110,12 @@ def results_sections(path: str | Path, *, unparsed_examples: Callable[[dict], st
     if unparsed_examples is not None and isinstance(unread, dict) and unread and "error" not in unread:
         yield "\nUnparsed answers (the model's style is not read; full list: the results JSON's ambi_plugin.unparsed):"
         yield unparsed_examples(unread)
+    how = (results.get("ambi_plugin") or {}).get("read_by")
+    if isinstance(how, dict) and how:
+        from ambi_plugin.runtime.unparsed import format_read_by
+
+        yield "\nAnswers read by rule / by the judge (--extract-with-judge) / unread, per task:"
+        yield format_read_by(how)
     from ambi_plugin.reports.ambibench import format_tables as ambibench_tables
 
     extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran

@@ -262,10 +262,22 @@ def scoring_record(rec: dict, kwargs: dict | None = None) -> dict:
     return rec
 
 
-def score_record(rec: dict, response: str, kwargs: dict | None = None, *, judge=None) -> dict:
+def score_record(
+    rec: dict, response: str, kwargs: dict | None = None, *, judge=None, extract: bool | None = None
+) -> dict:
     """A task's own item score of one text response, wherever it runs: the lmms-eval and VLMEvalKit hooks, and
-    ``ambi score`` re-scoring a run's answers (which hands in its ``--judge``; None = the default judge)."""
-    item = score_item(scoring_record(rec, kwargs), response, judge=judge)
+    ``ambi score`` re-scoring a run's answers (which hands in its ``--judge``; None = the default judge).
+
+    ``read_by`` says how the answer was read (``rule``, ``judge`` or ``none``); with ``extract`` (None: the
+    ``AMBI_EXTRACT_WITH_JUDGE`` setting) an answer the rules left unread goes to the judge (runtime/extraction.py)."""
+    from ambi_plugin.runtime import extraction
+
+    scored = scoring_record(rec, kwargs)
+    item = score_item(scored, response, judge=judge)
+    if not item["parsed"] and extraction.enabled(extract):
+        item = extraction.read_by_judge(scored, item, response, judge=judge)
+    else:
+        item["read_by"] = "rule" if item["parsed"] else "none"
     item["response"] = response
     return item
 

@@ -21,6 +21,7 @@ MAX_EXAMPLES = 20
 MAX_RESPONSE_CHARS = 300
 _LOCK = threading.Lock()
 _SEEN: dict[str, dict[str, Any]] = {}
+_READ_BY: dict[str, dict[str, int]] = {}  # with --extract-with-judge: {task: {"rule": n, "judge": n, "none": n}}
 
 
 def _is_unparsed(item: Any) -> bool:
@@ -28,7 +29,10 @@ def _is_unparsed(item: Any) -> bool:
 
 
 def note(items: Iterable[Any]) -> None:
-    """Remember the unparsed items of one task's aggregation (the count, and up to MAX_EXAMPLES of them)."""
+    """Remember the unparsed items of one task's aggregation (the count, and up to MAX_EXAMPLES of them) and, when
+    the extraction step is on (runtime/extraction.py), how every answer was read."""
+    items = list(items)
+    _note_read_by(items)
     bad = [it for it in items if _is_unparsed(it)]
     if not bad:
         return
@@ -43,6 +47,38 @@ def note(items: Iterable[Any]) -> None:
         _SEEN[task] = {"count": len(bad), "examples": examples}
 
 
+def _note_read_by(items: list[Any]) -> None:
+    from ambi_plugin.runtime.extraction import enabled
+
+    if not enabled() or not items:
+        return
+    counts = {"rule": 0, "judge": 0, "none": 0}
+    task = "?"
+    for it in items:
+        if isinstance(it, dict):
+            task = str(it.get("task") or task)
+            how = it.get("read_by")
+            if how in counts:
+                counts[how] += 1
+    with _LOCK:
+        _READ_BY[task] = counts
+
+
+def read_by() -> dict[str, dict[str, int]]:
+    """{task: {"rule", "judge", "none"}} of every task aggregated with the extraction step on."""
+    with _LOCK:
+        return {task: dict(v) for task, v in sorted(_READ_BY.items())}
+
+
+def format_read_by(section: dict[str, Any]) -> str:
+    """The lines ``ambi results`` prints for ``ambi_plugin.read_by``."""
+    lines = []
+    for task, c in sorted((section or {}).items()):
+        if isinstance(c, dict):
+            lines.append(f"{task}: rule {c.get('rule', 0)}, judge {c.get('judge', 0)}, unread {c.get('none', 0)}")
+    return "\n".join(lines)
+
+
 def examples() -> dict[str, dict[str, Any]]:
     """{task: {"count", "examples"}} of every task aggregated in this process with an unparsed answer."""
     with _LOCK:
@@ -52,6 +88,7 @@ def examples() -> dict[str, dict[str, Any]]:
 def clear() -> None:
     with _LOCK:
         _SEEN.clear()
+        _READ_BY.clear()
 
 
 def format_examples(section: dict[str, Any], *, per_task: int = 5) -> str:

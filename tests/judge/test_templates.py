@@ -78,7 +78,7 @@ def test_alternatives_are_rendered_as_one_entry():
 
 
 def test_viabench_prompt_is_marked_ours_and_lists_options():
-    assert T.OURS == {"viabench_mcq_match"}
+    assert T.OURS == {"viabench_mcq_match", "answer_extraction"}  # our two prompts; the papers print the others
     prompt = T.mcq_prompt("How many fingers?", ["5", "6", "Not Sure"], "B")
     assert "A. 5\nB. 6\nC. Not Sure" in prompt and prompt.endswith("or None.")
 
