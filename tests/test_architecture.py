@@ -16,9 +16,8 @@ import added anywhere is checked without running it. The layers, lowest first:
     cli        the ``ambi`` command
 
 A module may import its own layer or any layer below; ``lmms`` and ``vlmeval`` never import each other, and the
-harnesses themselves (``lmms_eval``, ``vlmeval``) are imported only inside their adapter. A module that is only a
-deprecated alias of an old import path (it sets ``__deprecated_alias__``) is left out of the layers, and no module
-of ours may import such an alias.
+harnesses themselves (``lmms_eval``, ``vlmeval``) are imported only inside their adapter. No module is exempt: the
+deprecated aliases of 0.1's import paths are gone (CHANGELOG.md, 0.2.0), and none may come back.
 """
 
 from __future__ import annotations
@@ -27,8 +26,6 @@ import ast
 import re
 from functools import lru_cache
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "ambi_plugin"
@@ -65,13 +62,6 @@ def _modules() -> dict[str, tuple[Path, bool, ast.Module]]:
         name, is_pkg = _module_name(path)
         out[name] = (path, is_pkg, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
     return out
-
-
-def _is_alias(tree: ast.Module) -> bool:
-    return any(
-        isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__deprecated_alias__" for t in node.targets)
-        for node in tree.body
-    )
 
 
 def _resolve(dotted: str) -> str | None:
@@ -131,25 +121,16 @@ def _layer(unit: str) -> int:
 
 
 def test_every_module_belongs_to_a_layer():
-    strays = sorted(
-        {_unit(m) for m, (_p, _k, tree) in _modules().items() if not _is_alias(tree)}
-        - {u for names in LAYERS for u in names}
-    )
+    strays = sorted({_unit(m) for m in _modules()} - {u for names in LAYERS for u in names})
     assert not strays, f"modules outside every layer of docs/architecture.md: {strays}"
 
 
 def test_imports_go_down_the_layers():
-    mods = _modules()
     bad = []
     for module, found in _imports().items():
-        if _is_alias(mods[module][2]):
-            continue
         here = _unit(module)
         for target, line, raw in found:
             if target in HARNESSES:
-                continue
-            if _is_alias(mods[target][2]):
-                bad.append(f"{module}:{line} imports the deprecated alias {raw}")
                 continue
             there = _unit(target)
             if here == there:
@@ -173,10 +154,7 @@ def test_harnesses_are_imported_only_in_their_adapter():
 
 def test_no_cycle_between_folders():
     graph: dict[str, set[str]] = {}
-    mods = _modules()
     for module, found in _imports().items():
-        if _is_alias(mods[module][2]):
-            continue
         for target, _line, _raw in found:
             if target not in HARNESSES and _unit(target) != _unit(module):
                 graph.setdefault(_unit(module), set()).add(_unit(target))
@@ -219,28 +197,11 @@ def test_every_yaml_function_points_into_runtime_or_a_benchmark():
     assert not bad, "YAML !function targets outside runtime/ and benchmarks/:\n" + "\n".join(sorted(set(bad))[:40])
 
 
-@pytest.mark.parametrize("alias", sorted(m for m, (_p, _k, t) in _modules().items() if _is_alias(t)) or ["(none)"])
-def test_deprecated_aliases_warn_and_resolve(alias):
-    if alias == "(none)":
-        return
-    import importlib
-    import sys
-    import warnings
-
-    tree = _modules()[alias][2]
-    new = next(
-        node.value.value
-        for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__deprecated_alias__" for t in node.targets)
-    )
-    sys.modules.pop(alias, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = importlib.import_module(alias)
-    assert any(issubclass(w.category, (DeprecationWarning, FutureWarning)) and new in str(w.message) for w in caught), (
-        alias
-    )
-    assert module is importlib.import_module(new)
+def test_no_deprecated_alias_remains():
+    """0.2.0 removed every alias of an old import path (CHANGELOG.md); a module that only forwards to another is not
+    to come back."""
+    forwarding = [m for m, (_p, _k, tree) in _modules().items() if "__deprecated_alias__" in ast.unparse(tree)]
+    assert not forwarding, f"deprecated aliases: {forwarding}"
 
 
 def test_architecture_doc_names_only_what_exists():

@@ -23,11 +23,11 @@ lmms_eval_specific_kwargs:
   default:
     prompt: "What two animals can you see? Answer 'Object1, Object2'."
 metric_list:
-  - {{metric: acc, aggregation: !function ambi_plugin.lmms.aggregate.acc, higher_is_better: true}}
-  - {{metric: acc_near, aggregation: !function ambi_plugin.lmms.aggregate.acc_near, higher_is_better: true}}
-  - {{metric: acc_far, aggregation: !function ambi_plugin.lmms.aggregate.acc_far, higher_is_better: true}}
-  - {{metric: unparsed_rate, aggregation: !function ambi_plugin.lmms.aggregate.unparsed_rate, higher_is_better: false}}
-  - {{metric: judge_errors, aggregation: !function ambi_plugin.lmms.aggregate.judge_errors, higher_is_better: false}}
+  - {{metric: acc, aggregation: !function ambi_plugin.runtime.aggregate.acc, higher_is_better: true}}
+  - {{metric: acc_near, aggregation: !function ambi_plugin.runtime.aggregate.acc_near, higher_is_better: true}}
+  - {{metric: acc_far, aggregation: !function ambi_plugin.runtime.aggregate.acc_far, higher_is_better: true}}
+  - {{metric: unparsed_rate, aggregation: !function ambi_plugin.runtime.aggregate.unparsed_rate, higher_is_better: false}}
+  - {{metric: judge_errors, aggregation: !function ambi_plugin.runtime.aggregate.judge_errors, higher_is_better: false}}
 metadata: {{version: 1, benchmark: mybench, category: ducks, task_type: open}}
 """
 

@@ -1,4 +1,4 @@
-"""``ambi score`` (ambi_plugin/scorefile.py): lmms-eval logged samples of any task, re-judging with another
+"""``ambi score`` (ambi_plugin/reports/rescore.py): lmms-eval logged samples of any task, re-judging with another
 judge, and the fixes for the IllusionVQA authors' released answer files."""
 
 from __future__ import annotations
