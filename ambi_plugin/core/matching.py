@@ -33,6 +33,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import yaml
 
+from ambi_plugin.core.bipartite import every_left_matched
+
 LEXICON_PATH = Path(__file__).parent / "lexicon.yaml"
 
 
@@ -298,19 +300,7 @@ class OfflineMatcher:
         pred_l = [str(p) for p in ([predicted] if isinstance(predicted, str) else list(predicted or []))]
         if len(gold_l) > len(pred_l):
             return False
-        edges = [[j for j, p in enumerate(pred_l) if self.matches(g, p)] for g in gold_l]
-        owner: dict[int, int] = {}
-
-        def augment(i: int, seen: set[int]) -> bool:
-            for j in edges[i]:
-                if j not in seen:
-                    seen.add(j)
-                    if j not in owner or augment(owner[j], seen):
-                        owner[j] = i
-                        return True
-            return False
-
-        return all(augment(i, set()) for i in range(len(gold_l)))
+        return every_left_matched([[j for j, p in enumerate(pred_l) if self.matches(g, p)] for g in gold_l])
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,6 +16,8 @@ from typing import Literal
 
 import numpy as np
 
+from ambi_plugin.core.bipartite import every_left_matched
+
 Box = Sequence[float]  # (x1, y1, x2, y2) in pixels, x1 <= x2, y1 <= y2
 Outcome = Literal["human_like", "no_illusion", "na", "accurate", "inaccurate", "unparsed"]
 
@@ -170,19 +172,7 @@ def image_hit(pred_boxes: Sequence[Box], gt_boxes: Sequence[Box], iou_threshold:
     """
     if not gt_boxes:
         return not pred_boxes
-    edges = [[k for k, p in enumerate(pred_boxes) if iou(p, g) > iou_threshold] for g in gt_boxes]
-    owner: dict[int, int] = {}
-
-    def augment(j: int, seen: set[int]) -> bool:
-        for k in edges[j]:
-            if k not in seen:
-                seen.add(k)
-                if k not in owner or augment(owner[k], seen):
-                    owner[k] = j
-                    return True
-        return False
-
-    return all(augment(j, set()) for j in range(len(gt_boxes)))
+    return every_left_matched([[k for k, p in enumerate(pred_boxes) if iou(p, g) > iou_threshold] for g in gt_boxes])
 
 
 # ----------------------------------------------------------------------------- RCID outcomes
