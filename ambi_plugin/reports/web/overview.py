@@ -159,24 +159,24 @@ def overview_svg(models: Sequence[str], rows: Sequence[OverviewRow], palette: Se
     (or the std over runs), a 0-100 axis. Score rows (another scale) are listed under it instead."""
     e = html.escape
     pct = [r for r in rows if r.unit == "%"]
-    bar, gap, label_w, plot_w, top = 9, 6, 210, 330, 22
+    bar, gap, label_w, plot_w, top = 9, 6, 175, 300, 22
     band = bar * max(1, len(models)) + gap
     height = top + band * len(pct) + 26
-    width = label_w + plot_w + 50
+    width = label_w + plot_w + 16
     x = lambda v: label_w + plot_w * max(0.0, min(100.0, v)) / 100.0  # noqa: E731
     out = [f'<svg class="ov-chart" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
            f'xmlns="http://www.w3.org/2000/svg"><title>Main metric per task and model (%)</title>']  # fmt: skip
     for k, m in enumerate(models):
-        lx = label_w + k * 130
+        lx = label_w + k * 110
         out.append(f'<rect x="{lx}" y="4" width="10" height="10" fill="{palette[k % len(palette)]}"/>'
-                   f'<text x="{lx + 14}" y="13" class="lg">{e(m[:18])}</text>')  # fmt: skip
+                   f'<text x="{lx + 14}" y="13" class="lg">{e(m[:15])}</text>')  # fmt: skip
     for v in range(0, 101, 25):
         out.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{top - 2}" y2="{height - 22}" class="grid"/>'
                    f'<text x="{x(v):.1f}" y="{height - 8}" class="ax" text-anchor="middle">{v}</text>')  # fmt: skip
     for i, r in enumerate(pct):
         y0 = top + i * band
         out.append(f'<a href="#items={e(r.task)}"><text x="{label_w - 6}" y="{y0 + band / 2 + 1:.1f}" class="tk" '
-                   f'text-anchor="end" dominant-baseline="middle">{e(r.task[:34])}</text></a>')  # fmt: skip
+                   f'text-anchor="end" dominant-baseline="middle">{e(r.task[:30])}</text></a>')  # fmt: skip
         for k, cell in enumerate(r.cells):
             if cell is None or not _finite(cell.value):
                 continue
@@ -190,4 +190,8 @@ def overview_svg(models: Sequence[str], rows: Sequence[OverviewRow], palette: Se
                 ym = y + (bar - 1) / 2
                 out.append(f'<line x1="{x(err[0]):.1f}" x2="{x(err[1]):.1f}" y1="{ym}" y2="{ym}" class="wh"/>')
     out.append("</svg>")
+    other = [r for r in rows if r.unit != "%"]
+    if other:
+        listed = ", ".join(f"{e(r.task)} ({e(r.metric)}, 0-{r.top:g})" for r in other)
+        out.append(f"<figcaption class='notes'>Not charted (another scale): {listed}.</figcaption>")
     return "".join(out)

@@ -117,7 +117,9 @@ def _run_meta(runs) -> str:
         bits.append(f"<span class='warn'>--limit {e(', '.join(limits))}: each task ran on a subset; the numbers are not "
                     "the benchmarks' and cannot be compared with the papers</span>")  # fmt: skip
     labels = run_labels(runs)
-    bits.append("runs: " + ", ".join(f"{e(label)} ({e(str(r.path))})" for label, r in zip(labels, runs)))
+    bits.append(
+        "runs: " + ", ".join(f"<abbr title='{e(str(r.path))}'>{e(label)}</abbr>" for label, r in zip(labels, runs))
+    )
     return "<p class='meta'>" + " · ".join(bits) + "</p>"
 
 

@@ -15,6 +15,7 @@ a{color:var(--link)}
 header.top{padding:8px 16px 4px;border-bottom:1px solid var(--line)}
 header.top h1{font-size:18px;margin:0 0 2px}
 .meta{color:var(--muted);font-size:12px;margin:0}
+.meta abbr{text-decoration:none;border-bottom:1px dotted var(--muted)}
 .warn{color:var(--warn)}
 nav.toc{display:flex;flex-wrap:wrap;gap:2px 12px;font-size:13px;padding:4px 16px;border-bottom:1px solid var(--line);
 position:sticky;top:0;background:var(--bg);z-index:5}
@@ -30,6 +31,9 @@ tr.paper td{color:var(--paper)}tr.diff td{font-style:italic}
 img.chart{max-width:100%;background:#fff;border:1px solid var(--line)}
 .ov-wrap{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
 table.overview td{padding:1px 6px;line-height:18px}
+table.overview td:nth-child(2),table.overview th:nth-child(2){text-align:left}
+table.overview td:nth-child(2){color:var(--muted)}
+figure{margin:0}
 table.overview td.v{background:color-mix(in srgb,var(--hi) calc(var(--v) * 85%),var(--lo))}
 table.overview td.bm{background:var(--panel);font-weight:600;text-align:left}
 .ci,.n,.pp{color:var(--muted);font-size:11px}
