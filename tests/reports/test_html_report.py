@@ -139,3 +139,38 @@ def test_item_data_cannot_leave_its_script_block(text):
     out = script_json(payload)
     assert "<" not in out and ">" not in out and "&" not in out.replace("\\u0026", "")
     assert json.loads(out) == payload
+
+
+def payload_of(page: str) -> dict:
+    return json.loads(re.search(r"<script type='application/json' id='ambi-items'>(.*?)</script>", page, re.S)[1])
+
+
+def test_ambi_score_samples_out_is_a_run_the_report_shows_item_by_item(tmp_path):
+    from ambi_plugin.cli import main
+    from ambi_plugin.core.answers import reference_response
+    from ambi_plugin.data.replayfiles import task_records
+    from ambi_plugin.runtime.taskindex import expand_tasks
+
+    task = "ambi_synth_geometric_mc"
+    recs = task_records(expand_tasks(task)[0])
+    rows = [{"id": str(r["id"]), "response": reference_response(r, "gold" if i % 2 else "wrong")}
+            for i, r in enumerate(recs)]  # fmt: skip
+    rows[2]["response"] = "No idea."  # unread
+    answers = tmp_path / "mine.jsonl"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["score", "--task", task, "--answers", str(answers), "--samples-out", str(tmp_path / "s")]) == 0
+    assert main(["report", str(tmp_path / "s" / "mine"), "--format", "html", "--out", str(tmp_path / "rep"),
+                 "--quiet", "--no-plots", "--bootstrap", "0"]) == 0  # fmt: skip
+    page = (tmp_path / "rep" / "report.html").read_text()
+    data = payload_of(page)
+    assert data["models"] == ["mine"] and [t["task"] for t in data["tasks"]] == [task]
+    items = data["tasks"][0]["items"]
+    assert [it["id"] for it in items] == [str(r["id"]) for r in recs]
+    assert [it["r"][0]["s"] for it in items] == ["u" if i == 2 else "c" if i % 2 else "w" for i in range(len(recs))]
+    assert all(it["m"] and (tmp_path / "rep" / it["m"][0][1]).is_file() for it in items)  # images and thumbnails
+    assert (
+        items[0]["g"] == reference_response(recs[0], "gold") and recs[0]["question"] in data["prompts"][items[0]["p"]]
+    )
+    acc = 100 * sum(1 for i in range(len(recs)) if i % 2) / len(recs)
+    overview = {r[0]: r for r in tables_of(page)["overview"][0]}
+    assert overview[task][2] == f"{acc:.1f} n={len(recs)}"

@@ -198,9 +198,15 @@ def _records(task: str, info: dict) -> tuple[dict[str, dict], Path | None, str]:
     except Exception:  # noqa: BLE001 - not a task of ours here: the run's own source folder may still hold it
         pass
     roots = []
-    source = ((info.get("ambi_plugin") or {}).get("data") or {}).get(task, {}).get("source")
-    if source:
-        roots.append(Path(str(source)))
+    meta = ((info.get("ambi_plugin") or {}).get("data") or {}).get(task) or {}
+    if meta.get("records") and Path(str(meta["records"])).is_file():  # ambi score --samples-out: the file it read
+        src = Path(str(meta["records"]))
+        try:
+            return {str(r.get("id")): r for r in read_records(src, validate=False)}, src.parent, ""
+        except Exception as exc:  # noqa: BLE001 - a damaged records file: the items still show, without images
+            return {}, None, f"no images: {src} could not be read ({type(exc).__name__})"
+    if meta.get("source"):
+        roots.append(Path(str(meta["source"])))
     if dataset_path.startswith("ambi://"):
         try:
             from ambi_plugin.data.sources import source_root
