@@ -149,6 +149,7 @@ def test_ambi_score_samples_out_is_a_run_the_report_shows_item_by_item(tmp_path)
     from ambi_plugin.cli import main
     from ambi_plugin.core.answers import reference_response
     from ambi_plugin.data.replayfiles import task_records
+    from ambi_plugin.data.sources import source_root
     from ambi_plugin.runtime.taskindex import expand_tasks
 
     task = "ambi_synth_geometric_mc"
@@ -167,7 +168,13 @@ def test_ambi_score_samples_out_is_a_run_the_report_shows_item_by_item(tmp_path)
     items = data["tasks"][0]["items"]
     assert [it["id"] for it in items] == [str(r["id"]) for r in recs]
     assert [it["r"][0]["s"] for it in items] == ["u" if i == 2 else "c" if i % 2 else "w" for i in range(len(recs))]
-    assert all(it["m"] and (tmp_path / "rep" / it["m"][0][1]).is_file() for it in items)  # images and thumbnails
+    for it in items:  # the image, copied, and its thumbnail
+        name, thumb = it["m"][0]
+        assert thumb == 1 and (tmp_path / "rep" / "items" / "thumb" / (name.split(".")[0] + ".jpg")).is_file()
+        rec = next(r for r in recs if str(r["id"]) == it["id"])
+        assert (tmp_path / "rep" / "items" / "full" / name).read_bytes() == (
+            source_root("ambi://synth") / rec["image"]
+        ).read_bytes()
     assert (
         items[0]["g"] == reference_response(recs[0], "gold") and recs[0]["question"] in data["prompts"][items[0]["p"]]
     )

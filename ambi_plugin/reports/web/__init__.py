@@ -18,9 +18,9 @@ def write_html(report, out_dir: str | Path, *, title: str, plots: dict[str, list
     from ambi_plugin.reports.web.page import page
 
     out = Path(out_dir)
-    tasks, prompts = collect_items(report.runs, out, progress=progress) if items else ([], [])
+    tasks, pools = collect_items(report.runs, out, progress=progress) if items else ([], {})
     text = page(report, title=title, plots={k: [str(out / p) for p in v] for k, v in plots.items()},
-                extra_markdown=extra_markdown, items=tasks, prompts=prompts)  # fmt: skip
+                extra_markdown=extra_markdown, items=tasks, pools=pools)  # fmt: skip
     path = out / "report.html"
     path.write_text(text, encoding="utf-8")
     return path

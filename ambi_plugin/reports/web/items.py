@@ -39,10 +39,10 @@ class TaskItems:
 @dataclass
 class _Media:
     out: Path
-    done: dict[str, list[str] | None] = field(default_factory=dict)  # source path -> [full, thumb] (None: unreadable)
+    done: dict[str, list | None] = field(default_factory=dict)  # source path -> [name, thumbnail?] (None: unreadable)
 
-    def add(self, path: Path) -> list[str] | None:
-        """[full copy, thumbnail] relative to the report folder (thumbnail "" for a file that is no image)."""
+    def add(self, path: Path) -> list | None:
+        """[the copy's file name under ``items/full/``, 1 when ``items/thumb/<digest>.jpg`` exists (0: no image)]."""
         key = str(path)
         if key in self.done:
             return self.done[key]
@@ -60,7 +60,7 @@ class _Media:
         thumb = self.out / "items" / "thumb" / f"{digest}.jpg"
         if suffix in IMAGE_SUFFIXES and not thumb.is_file():
             _thumbnail(full, thumb)
-        got = [full.relative_to(self.out).as_posix(), thumb.relative_to(self.out).as_posix() if thumb.is_file() else ""]
+        got = [full.name, 1 if thumb.is_file() else 0]  # the page: items/full/<name>, items/thumb/<digest>.jpg
         self.done[key] = got
         return got
 
@@ -166,6 +166,16 @@ def how(item: dict, rec: dict | None) -> str:
     return f"rule: the {fmt} parser" + (f" ({item['parse_reason']})" if item.get("parse_reason") else "")
 
 
+def gold(target: Any, rec: dict | None) -> str:
+    """The gold answer as logged (lmms-eval's target), with the option's text when the record has options."""
+    text = _cut(target)
+    options = (rec or {}).get("options") or []
+    i = (rec or {}).get("answer_index")
+    if isinstance(i, int) and 0 <= i < len(options) and rec.get("task_type") != "perception":
+        return f"{text} ({options[i]})" if text else _label(i, rec)
+    return text
+
+
 def _tags(item: dict, rec: dict | None) -> list[str]:
     tags = []
     cat = (rec or {}).get("category") or item.get("category")
@@ -255,11 +265,15 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
     return out
 
 
-def collect_items(runs: Sequence[Run], out_dir: Path, *, progress: bool = False) -> tuple[list[TaskItems], list[str]]:
+def collect_items(
+    runs: Sequence[Run], out_dir: Path, *, progress: bool = False
+) -> tuple[list[TaskItems], dict[str, list[str]]]:
     """Every logged item of every task, one entry per item id with each run's answer (``None`` where a run did
-    not log it), images copied into ``out_dir``; and the pool of prompts the items index (``p``)."""
+    not log it), images copied into ``out_dir``; and the pools of texts the items index: ``prompts`` (an item's
+    ``p``) and ``hows`` (an answer's ``h``: by which rule or judge it was read), each text once."""
     media = _Media(Path(out_dir))
     prompts: dict[str, int] = {}
+    hows: dict[str, int] = {}
     by_task: dict[str, TaskItems] = {}
     index: dict[tuple[str, str], dict] = {}
     records: dict[tuple[str, str], tuple[dict, Path | None, str]] = {}
@@ -289,7 +303,7 @@ def collect_items(runs: Sequence[Run], out_dir: Path, *, progress: bool = False)
                     imgs = []
                     if rec is not None and root is not None:
                         imgs = [m for m in (media.add(p) for p in _media_of(rec, root)) if m]
-                    it = {"id": rid, "p": prompts.setdefault(prompt, len(prompts)), "g": _cut(row.get("target", "")),
+                    it = {"id": rid, "p": prompts.setdefault(prompt, len(prompts)), "g": gold(row.get("target", ""), rec),
                           "t": _tags(item, rec), "m": imgs, "r": [None] * len(runs)}  # fmt: skip
                     index[(task, rid)] = it
                     entry.items.append(it)
@@ -298,7 +312,8 @@ def collect_items(runs: Sequence[Run], out_dir: Path, *, progress: bool = False)
                     from ambi_plugin.core.parsing import response_text
 
                     response = response_text(row.get("filtered_resps"), first_of_lists=True, missing="")
-                it["r"][k] = {"s": status(item), "a": _cut(response), "read": reading(item, rec), "how": how(item, rec)}
+                it["r"][k] = {"s": status(item), "a": _cut(response), "read": reading(item, rec),
+                              "h": hows.setdefault(how(item, rec), len(hows))}  # fmt: skip
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -307,4 +322,4 @@ def collect_items(runs: Sequence[Run], out_dir: Path, *, progress: bool = False)
     for t in by_task.values():
         if t.task in missing and not t.note:
             t.note = "some items have no image (their record names none, or the file is missing)"
-    return [by_task[t] for t in tasks if t in by_task], list(prompts)
+    return [by_task[t] for t in tasks if t in by_task], {"prompts": list(prompts), "hows": list(hows)}

@@ -152,7 +152,7 @@ def page(
     plots: dict[str, list[str]],
     extra_markdown: str = "",
     items: Sequence[TaskItems] = (),
-    prompts: Sequence[str] = (),
+    pools: dict[str, list[str]] | None = None,
 ) -> str:
     """The whole page. ``plots``: table key -> PNG paths (readable now); ``extra_markdown``: the Markdown report's
     sections the page shows as they are (the switch-head causal check), headings from ``##``."""
@@ -203,7 +203,7 @@ def page(
     if extra_markdown.strip():
         body.append("<section id='switch-heads'>" + md.to_html(extra_markdown, id_prefix="switch-heads") + "</section>")
     body.append(BROWSER.replace("\n", " ") + "</main>")
-    payload = {"models": run_labels(report.runs), "prompts": list(prompts),
+    payload = {"models": run_labels(report.runs), "prompts": [], "hows": [], **(pools or {}),
                "tasks": [{"task": t.task, "note": t.note, "items": t.items} for t in items]}  # fmt: skip
     digest = base64.b64encode(hashlib.sha256(JS.encode()).digest()).decode()
     csp = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; img-src 'self' data: file:; "

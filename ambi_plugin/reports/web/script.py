@@ -16,9 +16,11 @@ JS = r"""
 "use strict";
 const PAGE = %(page)d;
 const node = document.getElementById("ambi-items");
-const data = node ? JSON.parse(node.textContent) : {models: [], tasks: [], prompts: []};
+const data = node ? JSON.parse(node.textContent) : {models: [], tasks: [], prompts: [], hows: []};
 const $ = (id) => document.getElementById(id);
 const NAMES = {c: "correct", w: "wrong", u: "unread", e: "item error"};
+const full = (m) => "items/full/" + m[0];
+const thumb = (m) => m[1] ? "items/thumb/" + m[0].split(".")[0] + ".jpg" : "";
 function el(tag, cls, text) {
   const n = document.createElement(tag);
   if (cls) n.className = cls;
@@ -42,7 +44,7 @@ if (data.models.length < 2) { fModel.closest("label").hidden = true; fDis.closes
 function haystack(it) {
   if (it._h === undefined) {
     const parts = [it.id, data.prompts[it.p] || "", it.g, it.t.join(" ")];
-    it.r.forEach((r) => { if (r) parts.push(r.a, r.read, r.how); });
+    it.r.forEach((r) => { if (r) parts.push(r.a, r.read, data.hows[r.h]); });
     it._h = parts.join("\n").toLowerCase();
   }
   return it._h;
@@ -91,7 +93,7 @@ function answerNode(r, i) {
   box.dataset.status = r.s;
   box.append(el("pre", "resp", r.a === "" ? "(empty response)" : r.a));
   if (r.read) { const d = el("div", "read", "read: "); d.append(el("b", "", r.read)); box.append(d); }
-  box.append(el("div", "how", r.how));
+  box.append(el("div", "how", data.hows[r.h]));
   return box;
 }
 function itemNode(it, pos) {
@@ -105,12 +107,12 @@ function itemNode(it, pos) {
       b.title = "full size";
       b.dataset.pos = String(pos); b.dataset.k = String(k);
       const img = el("img");
-      img.loading = "lazy"; img.decoding = "async"; img.src = m[1]; img.alt = "image of item " + it.id;
+      img.loading = "lazy"; img.decoding = "async"; img.src = thumb(m); img.alt = "image of item " + it.id;
       b.append(img);
       media.append(b);
     } else {
       const a = el("a", "noimg", "open file");
-      a.href = m[0];
+      a.href = full(m);
       media.append(a);
     }
   });
@@ -168,7 +170,7 @@ function show(pos, k) {
   const it = st.list[pos];
   if (!it || !it.m[k]) return;
   lbPos = pos; lbK = k;
-  lbImg.src = it.m[k][0];
+  lbImg.src = full(it.m[k]);
   lbImg.alt = "item " + it.id + ", full size";
   lbCap.textContent = it.id + "  (" + (pos + 1) + " of " + st.list.length + ")";
   if (!lb.open) lb.showModal();
