@@ -175,9 +175,9 @@ def test_ambi_score_samples_out_is_a_run_the_report_shows_item_by_item(tmp_path)
         assert (tmp_path / "rep" / "items" / "full" / name).read_bytes() == (
             source_root("ambi://synth") / rec["image"]
         ).read_bytes()
-    assert (
-        items[0]["g"] == reference_response(recs[0], "gold") and recs[0]["question"] in data["prompts"][items[0]["p"]]
-    )
+    gold = recs[0]["options"][recs[0]["answer_index"]]  # the logged gold label, with its option's text
+    assert items[0]["g"] == f"{reference_response(recs[0], 'gold')} ({gold})"
+    assert recs[0]["question"] in data["prompts"][items[0]["p"]]
     acc = 100 * sum(1 for i in range(len(recs)) if i % 2) / len(recs)
     overview = {r[0]: r for r in tables_of(page)["overview"][0]}
     assert overview[task][2] == f"{acc:.1f} n={len(recs)}"
