@@ -20,6 +20,7 @@ from ambi_plugin.reports.tables import Cell, Row, Table
 FORMATS = ("md", "csv", "latex", "json", "html")
 TEST_COLUMNS = ("comparison", "column", "samples", "test", "mean_a", "mean_b", "t", "df", "p", "p_bonferroni",
                 "p_bonferroni_capped")  # fmt: skip
+TESTS_TITLE = "Significance tests (Bonferroni: uncapped as AmbiBench prints it, and capped at 1)"  # md and HTML
 
 
 def _ok(v) -> bool:
@@ -112,7 +113,7 @@ def to_markdown(
             parts.append(f"\n![{t.title}]({img})")
         parts.append("")
     if tests:
-        parts += ["## Significance tests (Bonferroni: uncapped as AmbiBench prints it, and capped at 1)", ""]
+        parts += [f"## {TESTS_TITLE}", ""]
         parts += [_md_table(TEST_COLUMNS, _test_rows(tests)), ""]
     for t in paper_tests:
         parts += [f"### Paper: {t.title}", "", _md_table(*grid(t)), ""]

@@ -4,6 +4,7 @@ escaping. The page in a real browser: test_html_browser.py."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -87,7 +88,8 @@ def test_the_overview_gives_our_value_n_and_the_papers_number(tmp_path):
         assert "id='sec-ambibench'" in page and "id='sec-synth'" in page
 
 
-def test_the_switch_head_section_is_the_markdown_sections_content(tmp_path):
+def switch_heads_folder(folder: Path, extra: str = "") -> Path:
+    """What `ambi switch-heads patch` writes for one category (Markdown, JSON, plot), ``extra`` after its Markdown."""
     from PIL import Image
 
     from ambi_plugin.analysis.patching import format_patching
@@ -97,13 +99,18 @@ def test_the_switch_head_section_is_the_markdown_sections_content(tmp_path):
                             "flip_rate": 0.5}],
             "per_head": [{"layer": 1, "head": 2, "s": 0.9, "atp": 0.7, "effect": 0.8, "flip_rate": 0.5},
                          {"layer": 0, "head": 1, "s": 0.1, "atp": None, "effect": 0.0, "flip_rate": None}]}  # fmt: skip
-    heads = tmp_path / "heads"
-    heads.mkdir()
-    # what `ambi switch-heads patch` writes, and a table added after it (as a later version may add)
-    text = format_patching(data) + "\n| permutation test | p |\n|---|---|\n| switch vs random | 0.012 |\n"
-    (heads / "patching_bistable.md").write_text(text)
-    (heads / "patching_bistable.json").write_text(json.dumps({"model": "tiny", **data}))
-    Image.new("RGB", (40, 30), (200, 30, 30)).save(heads / "patching_bistable.png")
+    folder.mkdir()
+    (folder / "patching_bistable.md").write_text(format_patching(data) + extra)
+    (folder / "patching_bistable.json").write_text(json.dumps({"model": "tiny", **data}))
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(folder / "patching_bistable.png")
+    return folder
+
+
+def test_the_switch_head_section_is_the_markdown_sections_content(tmp_path):
+    # a table added after what `patch` writes today (as a later version may add) shows up with no change here
+    heads = switch_heads_folder(
+        tmp_path / "heads", "\n| permutation test | p |\n|---|---|\n| switch vs random | 0.012 |\n"
+    )
     report = build_report([heads], n_boot=0)
     write_report(report, tmp_path / "rep", formats=["md", "html"])
     markdown = (tmp_path / "rep" / "report.md").read_text()
@@ -181,3 +188,21 @@ def test_ambi_score_samples_out_is_a_run_the_report_shows_item_by_item(tmp_path)
     acc = 100 * sum(1 for i in range(len(recs)) if i % 2) / len(recs)
     overview = {r[0]: r for r in tables_of(page)["overview"][0]}
     assert overview[task][2] == f"{acc:.1f} n={len(recs)}"
+
+
+def test_every_section_of_the_markdown_report_is_in_the_page(tmp_path):
+    from test_report_handbuilt import two_models
+
+    two_models(tmp_path)  # model-a, model-b: AmbiBench categories with logged samples (significance tests)
+    heads = switch_heads_folder(tmp_path / "heads")
+    report = build_report([tmp_path / "a", tmp_path / "b", heads], n_boot=50, compare_paper=True)
+    assert report.tests and report.paper_tests and report.patching
+    write_report(report, tmp_path / "rep", formats=["md", "html"], plots=False)
+    markdown = (tmp_path / "rep" / "report.md").read_text()
+    page = (tmp_path / "rep" / "report.html").read_text()
+    want = [ln.lstrip("#").strip() for ln in markdown.splitlines() if re.match(r"#{2,3} ", ln)]
+    got = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<h[23][^>]*>(.*?)</h[23]>", page)]
+    got = [html.unescape(h) for h in got]
+    assert [h for h in want if h not in got] == []
+    for kind in ("AmbiBench Table 1", "Significance tests", "Paper: AmbiBench Table 10", "Switch heads", "heads: "):
+        assert any(h.startswith(kind) for h in want), kind  # each kind of section was there to be checked

@@ -190,10 +190,9 @@ def page(
             body.append(f"<p class='items-links'>Items: {links}</p>")
         body.append("</section>")
     if report.tests or report.paper_tests:
-        body.append("<section id='significance'><h2>Significance tests</h2>")
+        body.append(f"<section id='significance'><h2>{e(render.TESTS_TITLE)}</h2>")
         if report.tests:
-            body.append("<p class='notes'>Bonferroni-corrected p-values uncapped (as AmbiBench Table 11 prints them) "
-                        "and capped at 1.</p><table><thead><tr>"
+            body.append("<table><thead><tr>"
                         + "".join(f"<th scope='col'>{e(h)}</th>" for h in render.TEST_COLUMNS) + "</tr></thead><tbody>"
                         + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>"
                                   for r in render._test_rows(report.tests)) + "</tbody></table>")  # fmt: skip
