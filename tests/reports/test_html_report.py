@@ -185,6 +185,10 @@ def test_ambi_score_samples_out_is_a_run_the_report_shows_item_by_item(tmp_path)
     gold = recs[0]["options"][recs[0]["answer_index"]]  # the logged gold label, with its option's text
     assert items[0]["g"] == f"{reference_response(recs[0], 'gold')} ({gold})"
     assert recs[0]["question"] in data["prompts"][items[0]["p"]]
+    assert main(["report", str(tmp_path / "s" / "mine"), "--format", "html", "--out", str(tmp_path / "bare"),
+                 "--quiet", "--no-plots", "--no-items"]) == 0  # fmt: skip
+    bare = payload_of((tmp_path / "bare" / "report.html").read_text())
+    assert bare["tasks"] == [] and "--no-items" in bare["empty"] and not (tmp_path / "bare" / "items").exists()
     acc = 100 * sum(1 for i in range(len(recs)) if i % 2) / len(recs)
     overview = {r[0]: r for r in tables_of(page)["overview"][0]}
     assert overview[task][2] == f"{acc:.1f} n={len(recs)}"

@@ -19,6 +19,8 @@ def write_html(report, out_dir: str | Path, *, title: str, plots: dict[str, list
 
     out = Path(out_dir)
     tasks, pools = collect_items(report.runs, out, progress=progress) if items else ([], {})
+    if not items:
+        pools["empty"] = "The item browser was left out of this report (ambi report --no-items)."
     text = page(report, title=title, plots={k: [str(out / p) for p in v] for k, v in plots.items()},
                 extra_markdown=extra_markdown, items=tasks, pools=pools)  # fmt: skip
     path = out / "report.html"

@@ -152,7 +152,7 @@ def page(
     plots: dict[str, list[str]],
     extra_markdown: str = "",
     items: Sequence[TaskItems] = (),
-    pools: dict[str, list[str]] | None = None,
+    pools: dict | None = None,
 ) -> str:
     """The whole page. ``plots``: table key -> PNG paths (readable now); ``extra_markdown``: the Markdown report's
     sections the page shows as they are (the switch-head causal check), headings from ``##``."""

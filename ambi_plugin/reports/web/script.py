@@ -34,7 +34,8 @@ const list = $("item-list"), more = $("more"), count = $("count"), tnote = $("ta
 const fTask = $("f-task"), fModel = $("f-model"), fStatus = $("f-status"), fTag = $("f-tag"), fQ = $("f-q");
 const fDis = $("f-dis");
 if (!data.tasks.length) {
-  count.textContent = "No logged items: run lmms-eval with --log_samples (or ambi score --samples-out) to see them.";
+  count.textContent = data.empty ||
+    "No logged items: run lmms-eval with --log_samples (or ambi score --samples-out) to see them.";
   return;
 }
 data.tasks.forEach((t, i) => fTask.add(new Option(t.task + " (" + t.items.length + ")", String(i))));
