@@ -62,6 +62,7 @@ def report_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("html_report")
     suite = build_suite(root / "suite")
     env = {**os.environ, "AMBI_SYNTH_DIR": str(suite)}
+    before = os.environ.get("AMBI_SYNTH_DIR")
     os.environ["AMBI_SYNTH_DIR"] = str(suite)
     try:
         infos = expand_tasks("ambi_synth_all")
@@ -83,7 +84,10 @@ def report_dir(tmp_path_factory):
         assert main(["report", *map(str, outs), "--name", "model-a", "--name", "model-b", "--format", "html,md",
                      "--bootstrap", "200", "--out", str(rep), "--quiet"]) == 0  # fmt: skip
     finally:
-        os.environ.pop("AMBI_SYNTH_DIR", None)
+        if before is None:
+            os.environ.pop("AMBI_SYNTH_DIR", None)
+        else:
+            os.environ["AMBI_SYNTH_DIR"] = before
     return rep, outs, records
 
 
