@@ -107,7 +107,7 @@ def status(item: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser(report_dir):
+def browser():
     sync_playwright = _playwright()
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
@@ -142,7 +142,7 @@ def choose(page, **filters) -> None:
         page.select_option(f"#f-{name}", value)
 
 
-def test_overview_fits_one_screen_and_lists_every_task(report_dir, browser):
+def test_overview_fits_one_screen_and_lists_every_task(browser, report_dir):
     rep, outs, records = report_dir
     page = open_page(browser, rep / "report.html")
     tasks = page.eval_on_selector_all("#overview-table tr[data-task]", "els => els.map(e => e.dataset.task)")
@@ -165,7 +165,7 @@ def test_overview_fits_one_screen_and_lists_every_task(report_dir, browser):
     assert not page.problems and not page.remote, (page.problems, page.remote)
 
 
-def test_every_item_image_is_two_clicks_from_the_overview(report_dir, browser):
+def test_every_item_image_is_two_clicks_from_the_overview(browser, report_dir):
     rep, outs, records = report_dir
     page = open_page(browser, rep / "report.html")
     opened = 0
@@ -189,7 +189,7 @@ def test_every_item_image_is_two_clicks_from_the_overview(report_dir, browser):
     assert not page.problems and not page.remote, (page.problems, page.remote)
 
 
-def test_the_item_lists_and_their_filters_match_the_logged_samples(report_dir, browser):
+def test_the_item_lists_and_their_filters_match_the_logged_samples(browser, report_dir):
     rep, outs, records = report_dir
     items = [logged(out) for out in outs]
     page = open_page(browser, rep / "report.html")
@@ -229,7 +229,7 @@ def test_the_item_lists_and_their_filters_match_the_logged_samples(report_dir, b
     assert not page.problems and not page.remote, (page.problems, page.remote)
 
 
-def test_markup_in_a_response_is_shown_as_text(report_dir, browser):
+def test_markup_in_a_response_is_shown_as_text(browser, report_dir):
     rep, outs, records = report_dir
     page = open_page(browser, rep / "report.html")
     page.evaluate("location.hash = '#items=ambi_synth_geometric_mc'")
@@ -242,7 +242,7 @@ def test_markup_in_a_response_is_shown_as_text(report_dir, browser):
     assert not page.problems and not page.remote, (page.problems, page.remote)
 
 
-def test_keyboard_dark_mode_and_every_markdown_section(report_dir, browser):
+def test_keyboard_dark_mode_and_every_markdown_section(browser, report_dir):
     rep, outs, records = report_dir
     page = open_page(browser, rep / "report.html", scheme="dark")
     bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
