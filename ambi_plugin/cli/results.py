@@ -64,6 +64,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         out = {"task": report.task, "values": report.values, "judge": report.judge}
         Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
+    if args.samples_out:
+        from ambi_plugin.reports.score_samples import write_samples
+
+        for folder in write_samples(report, args.samples_out, records=args.records, data_dir=args.data_dir):
+            print(f"wrote the scored items to {folder} (ambi report {folder} --format html shows them)")
     if args.review_queue:
         rows = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in report.review)
         Path(args.review_queue).write_text(rows, encoding="utf-8")
@@ -83,7 +88,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     aliases = dict(a.split("=", 1) for a in args.paper_name or [])
     report = build_report(args.results, names=args.name, compare_paper=args.compare_paper, aliases=aliases,
                           n_boot=args.bootstrap, seed=args.seed, test=args.test)  # fmt: skip
-    write_report(report, args.out, formats=formats, plots=not args.no_plots)
+    write_report(report, args.out, formats=formats, plots=not args.no_plots, items=not args.no_items,
+                 progress=not args.quiet)  # fmt: skip
     for fmt, path in report.written.items():
         print(f"wrote {fmt}: {path}")
     if "md" in report.written and not args.quiet:
@@ -128,6 +134,10 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     sc.add_argument("--review-queue", default=None, help="write the items the judge marked wrong here (JSONL)")
     sc.add_argument("--allow-missing", action="store_true", help="score a missing answer as empty (wrong)")
     sc.add_argument("--json", default=None, help="also write every metric value to this JSON file")
+    sc.add_argument(
+        "--samples-out", default=None, metavar="DIR",
+        help="also write each answer set's scored items as an lmms-eval output folder under DIR (for ambi report)",
+    )  # fmt: skip
     sc.add_argument("--results", default=None, help="instead: the paper tables of an lmms-eval results JSON / folder")
     sc.add_argument(
         "--explain", default=None, metavar="ID",
@@ -146,4 +156,7 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     rp.add_argument("--test", choices=("welch", "paired"), default="welch", help="significance test (default Welch)")
     rp.add_argument("--no-plots", action="store_true", help="skip the charts (no matplotlib needed)")
+    rp.add_argument(
+        "--no-items", action="store_true", help="HTML: no item browser (no images copied into the report folder)"
+    )
     rp.add_argument("--quiet", action="store_true", help="do not print the Markdown report")

@@ -26,6 +26,7 @@ class Report:
     written: dict[str, Path] = field(default_factory=dict)  # format -> file
     paper_tests: list[Table] = field(default_factory=list)  # the paper's test tables (--compare-paper)
     patching: list[PatchingSection] = field(default_factory=list)  # switch-head causal checks (ambi switch-heads)
+    settings: dict = field(default_factory=dict)  # compare_paper, aliases, n_boot, seed: for the HTML overview
 
 
 def paper_test_tables() -> list[Table]:
@@ -84,13 +85,22 @@ def build_report(
     tests = category_tests(runs, test=test) + model_tests(runs, test=test)
     # beside our tests, the paper's (Tables 10 and 11), as every reference row: with --compare-paper
     return Report(runs, tables, tests, paper_tests=paper_test_tables() if compare_paper and tests else [],
-                  patching=patching)  # fmt: skip
+                  patching=patching,
+                  settings={"compare_paper": compare_paper, "aliases": aliases, "n_boot": n_boot, "seed": seed})  # fmt: skip
 
 
 def write_report(
-    report: Report, out_dir: str | Path, *, formats: Sequence[str] = ("md",), plots: bool = True, title: str = ""
+    report: Report,
+    out_dir: str | Path,
+    *,
+    formats: Sequence[str] = ("md",),
+    plots: bool = True,
+    title: str = "",
+    items: bool = True,
+    progress: bool = False,
 ) -> Report:
-    """Write ``report.<ext>`` for each format (and ``plots/`` when asked) into ``out_dir``."""
+    """Write ``report.<ext>`` for each format (and ``plots/`` when asked) into ``out_dir``; the HTML page also copies
+    the logged items' images under ``items/`` (``items=False``: no item browser)."""
     bad = [f for f in formats if f not in render.FORMATS]
     if bad:
         raise ValueError(f"Expected --format values among {render.FORMATS} but got {bad}")
@@ -107,8 +117,12 @@ def write_report(
             text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots, paper_tests=papers)
             text += render.patching_markdown(report.patching, patch_plots)
         elif fmt == "html":
-            text = render.to_html(report.tables, report.tests, title=title, paper_tests=papers,
-                                  plots={k: [str(out / p) for p in v] for k, v in report.plots.items()})  # fmt: skip
+            from ambi_plugin.reports.web import write_html
+
+            extra = render.patching_markdown(report.patching, patch_plots)  # shown as the Markdown report shows it
+            report.written[fmt] = write_html(report, out, title=title, plots=report.plots, extra_markdown=extra,
+                                             items=items, progress=progress)  # fmt: skip
+            continue
         elif fmt == "latex":
             text = render.to_latex(report.tables, report.tests, paper_tests=papers)
         elif fmt == "csv":

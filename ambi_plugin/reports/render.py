@@ -1,4 +1,5 @@
-"""Render report tables as Markdown, CSV, LaTeX, JSON or HTML.
+"""Render report tables as Markdown, CSV, LaTeX or JSON (the HTML page: :mod:`ambi_plugin.reports.web`, from the
+same :func:`grid`).
 
 A cell prints its value with the table's digits (significant digits for the p-value tables); ``v ± s`` when it
 is a mean over repeated runs;
@@ -9,7 +10,6 @@ the paper's own counts (kept as printed); ``-`` when absent. Difference rows are
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import math
@@ -20,6 +20,7 @@ from ambi_plugin.reports.tables import Cell, Row, Table
 FORMATS = ("md", "csv", "latex", "json", "html")
 TEST_COLUMNS = ("comparison", "column", "samples", "test", "mean_a", "mean_b", "t", "df", "p", "p_bonferroni",
                 "p_bonferroni_capped")  # fmt: skip
+TESTS_TITLE = "Significance tests (Bonferroni: uncapped as AmbiBench prints it, and capped at 1)"  # md and HTML
 
 
 def _ok(v) -> bool:
@@ -112,7 +113,7 @@ def to_markdown(
             parts.append(f"\n![{t.title}]({img})")
         parts.append("")
     if tests:
-        parts += ["## Significance tests (Bonferroni: uncapped as AmbiBench prints it, and capped at 1)", ""]
+        parts += [f"## {TESTS_TITLE}", ""]
         parts += [_md_table(TEST_COLUMNS, _test_rows(tests)), ""]
     for t in paper_tests:
         parts += [f"### Paper: {t.title}", "", _md_table(*grid(t)), ""]
@@ -189,63 +190,6 @@ def to_json(tables: Sequence[Table], tests: Sequence[dict] = ()) -> str:
                                  "group": r.group, "cells": [cell(c) for c in r.cells]} for r in t.rows]}
                       for t in tables], "significance": list(tests)}  # fmt: skip
     return json.dumps(out, indent=1, ensure_ascii=False) + "\n"
-
-
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;
-margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}td:first-child,
-th:first-child{text-align:left}tr.paper{color:#555;background:#f6f6f6}tr.diff{color:#036;font-style:italic}
-.notes{font-size:12px;color:#444}img{max-width:100%;border:1px solid #eee}"""
-
-
-def to_html(
-    tables: Sequence[Table],
-    tests: Sequence[dict] = (),
-    *,
-    title: str = "Report",
-    plots=None,
-    paper_tests: Sequence[Table] = (),
-) -> str:
-    """A self-contained page: tables, notes and each table's charts (PNG inlined as data URIs, SVG linked)."""
-    import base64
-    from pathlib import Path
-
-    e = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>",
-             f"<style>{_CSS}</style></head><body><h1>{e(title)}</h1>"]  # fmt: skip
-    for t in tables:
-        header, rows = grid(t)
-        kinds = [r.kind for r in t.rows] if not t.transpose else ["run"] * len(rows)
-        parts.append(f"<h2 id='{e(t.key)}'>{e(t.title)}</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header))
-        for kind, r in zip(kinds, rows):
-            parts.append(f"<tr class='{kind}'>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
-        parts.append("</table>")
-        notes = _notes(t)
-        if notes:
-            parts.append("<ul class='notes'>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")
-        for img in (plots or {}).get(t.key, []):
-            path = Path(img)
-            if path.suffix == ".png" and path.is_file():
-                data = base64.b64encode(path.read_bytes()).decode()
-                svg = path.with_suffix(".svg")
-                parts.append(f"<p><img alt='{e(t.title)}' src='data:image/png;base64,{data}'>"
-                             + (f"<br><a href='{e(svg.parent.name + '/' + svg.name)}'>SVG</a>" if svg.is_file() else "")
-                             + "</p>")  # fmt: skip
-    if tests:
-        parts.append("<h2>Significance tests</h2><p class='notes'>Bonferroni-corrected p-values uncapped (as "
-                     "AmbiBench Table 11 prints them) and capped at 1.</p><table><tr>"
-                     + "".join(f"<th>{e(h)}</th>" for h in TEST_COLUMNS) + "</tr>")  # fmt: skip
-        parts += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in _test_rows(tests)]
-        parts.append("</table>")
-    for t in paper_tests:
-        header, rows = grid(t)
-        parts.append(f"<h3 id='{e(t.key)}'>Paper: {e(t.title)}</h3><table class='paper'><tr>"
-                     + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>")  # fmt: skip
-        parts += ["<tr class='paper'>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows]
-        parts.append("</table>")
-        if _notes(t):
-            parts.append("<ul class='notes'>" + "".join(f"<li>{e(n)}</li>" for n in _notes(t)) + "</ul>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
 
 
 def patching_markdown(sections: Sequence, plots: dict[int, str] | None = None) -> str:

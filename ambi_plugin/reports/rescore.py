@@ -51,6 +51,9 @@ class ScoreReport:
     review: list[dict] = field(default_factory=list)
     judge: dict[str, Any] = field(default_factory=dict)  # LLM protocol: backend, model, rounds, template hashes
     note: str = ""  # which records were scored, when the answers are a run's logged samples
+    items: dict[str, list[dict]] = field(default_factory=dict)  # answer set -> item scores, in record order
+    records: list[dict] = field(default_factory=list)  # the records scored
+    answers: dict[str, dict[str, str]] = field(default_factory=dict)  # answer set -> {record id: response}
 
 
 # ----------------------------------------------------------------------------- records and task
@@ -252,7 +255,7 @@ def score_answers(
         from ambi_plugin.benchmarks.illusionbench.llm import load_overrides
 
         over = load_overrides(overrides)
-    values, review, read_by = {}, [], {}
+    values, review, read_by, scored = {}, [], {}, {}
     declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind in (GENERIC, VIABENCH) else ()
     for col, got in table.items():
         items = _score_column(
@@ -260,6 +263,7 @@ def score_answers(
             label=col,
         )  # fmt: skip
         read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
+        scored[col] = items
         if kind == VIABENCH:
             from ambi_plugin.benchmarks.viabench.scoring import aggregate as via_aggregate
 
@@ -300,7 +304,7 @@ def score_answers(
     if note:
         text = f"{note}\n\n{text}"
     return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info,
-                       note=note)  # fmt: skip
+                       note=note, items=scored, records=list(recs), answers=table)  # fmt: skip
 
 
 def _fmt(v: Any) -> str:

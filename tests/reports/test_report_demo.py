@@ -65,7 +65,11 @@ def test_ambi_report_on_the_demo_writes_every_format_with_charts(demo_out, tmp_p
     charted = [(title, pngs) for title, pngs in charted if pngs]
     assert len(charted) >= 15  # a table and a chart per synthetic task
     assert tex.count(r"\begin{tabular}") == len(sections) - ("Significance" in md)
-    assert html.count("data:image/png;base64,") == sum(len(p) for _, p in charted)
+    # the HTML page leaves out the charts of one bar per model (its overview chart shows every task at once)
+    several = [
+        pngs for title, pngs in charted if len([c for c in tables[title].columns if c not in ("AVG", "Rank")]) > 1
+    ]
+    assert html.count("data:image/png;base64,") == sum(len(p) for p in several) > 0
     blue = np.array([int(PALETTE[0][i : i + 2], 16) for i in (1, 3, 5)])
     bars_seen = 0
     for title, pngs in charted:

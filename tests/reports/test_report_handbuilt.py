@@ -251,7 +251,7 @@ def test_paper_tables_10_and_11_are_shown_beside_the_tests(tmp_path):
     tex = (tmp_path / "rep" / "report.tex").read_text()
     assert tex.count(r"\begin{tabular}") == md.count("\n## ") + 2 and "Paper: AmbiBench Table 10" in tex
     html = (tmp_path / "rep" / "report.html").read_text()
-    assert html.count("<h3 id='ab_table_1") == 2 and "1.865" in html
+    assert html.count("<h3 id='paper-ab_table_1") == 2 and "1.865" in html
     keys = [t["key"] for t in json.loads((tmp_path / "rep" / "report.json").read_text())["tables"]]
     assert keys[-2:] == ["ab_table_10", "ab_table_11"]
 
