@@ -139,12 +139,13 @@ def _box_groups(rec: dict, report: LoadReport) -> None:
 
 
 def _finish_media(rec: dict, out: Path) -> None:
-    """Image size, and the green region box drawn into ``out/media/regions``."""
-    from PIL import Image
+    """Image size (an image over ``AMBI_MAX_IMAGE_PIXELS`` raises: a bad row), and the green region box drawn into
+    ``out/media/regions``."""
+    from ambi_plugin.core.images import open_image
 
     if not rec.get("image"):
         return
-    with Image.open(rec["image"]) as im:
+    with open_image(rec["image"]) as im:
         rec["image_size"] = [im.width, im.height]
         if rec["task_type"] == "region" and os.environ.get("AMBI_AMBIBENCH_REGION_DRAWN", "") not in ("1", "true"):
             boxed, style = draw_region(im, rec["region"])
@@ -260,7 +261,10 @@ def materialize_release(release: str | Path, *, source: str | None = None) -> Pa
         release = unpack_zip(release, benchmark=BENCHMARK)
     if not release.is_dir():
         raise FileNotFoundError(f"AmbiBench release {str(release)!r} is neither a folder nor a .zip")
-    options = [os.environ.get(k, "") for k in ("AMBI_AMBIBENCH_TYPE_MAP", "AMBI_AMBIBENCH_REGION_DRAWN")]
+    options = [
+        os.environ.get(k, "")
+        for k in ("AMBI_AMBIBENCH_TYPE_MAP", "AMBI_AMBIBENCH_REGION_DRAWN", "AMBI_MAX_IMAGE_PIXELS")
+    ]
     root = release.resolve()  # the conversion reads the metadata files and the media below the release folder
     out = benchmark_cache(BENCHMARK, "release-" + source_key(CONVERTER_VERSION, str(root), *options, read=[root]))
     if (out / ".complete").is_file():

@@ -34,10 +34,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import zipfile
 from pathlib import Path
 
 from ambi_plugin.benchmarks import illusionbench as IB
+from ambi_plugin.benchmarks.archives import check_zip, open_zip
 from ambi_plugin.benchmarks.illusionbench.release_rows import (  # noqa: F401 - re-exported
     _MARKER,
     _ROMAN,
@@ -79,13 +79,15 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
     if not isinstance(entries, list):
         raise ValueError(f"{ann}: expected a list of image entries, got {type(entries).__name__}")
     files, members, archive, junk = _images_of(root)
+    if archive is not None:
+        check_zip(archive)  # the unpack limits, before a byte of it is copied (refused: nothing is kept)
     cat_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP"))
     diff_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP"))
     out_recs: dict[str, list[dict]] = {name: [] for name in IB.FILES.values()}
     task_of = {"true_false": "ambi_illusionbench_tf", "choice": "ambi_illusionbench_mc"}
     used: set[str] = set()
     first_entry: dict[str, tuple[int, str]] = {}  # image_name -> (entry number, its content), for duplicates
-    zf = zipfile.ZipFile(archive) if archive is not None else None
+    zf = open_zip(archive) if archive is not None else None
     try:
         for n, entry in enumerate(tqdm(entries, desc="IllusionBench: images", unit="image")):
             prop = (entry or {}).get("image_property") if isinstance(entry, dict) else None
