@@ -116,3 +116,180 @@ def test_the_preflight_suggests_a_download_only_where_the_data_is_missing(monkey
     assert broken.startswith("the copy was found but could not be read (above)") and "--force-download" in broken
     refused = _fix_for_source("ambi://ambibench", "x", ArchiveRefused("over the limit"))
     assert refused.startswith("if you trust this archive, raise the limit named above") and "hf download" not in refused
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # 10^5 levels: Python's JSON reader raises RecursionError on it
+
+
+def test_a_metadata_line_nested_1e5_deep_is_a_bad_row(tmp_path, monkeypatch, ambibench_fixtures_dir):
+    from ambi_plugin.benchmarks.ambibench.release import materialize_release
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    release = ambibench_release(Path(ambibench_fixtures_dir), tmp_path / "AmbiBench", dirty=False)
+    meta = release / "test" / "metadata.jsonl"
+    good = meta.read_text(encoding="utf-8").splitlines(keepends=True)
+    deep_150 = '{"question": ' + "[" * 150 + "]" * 150 + ', "answer": "x", "file_name": "y.png", "type": "Color"}\n'
+    lines = [good[0], '{"question": ' + DEEP + "}\n", *good[1:3], deep_150, *good[3:]]  # good rows after them
+    meta.write_text("".join(lines), encoding="utf-8")
+    report = read_report(materialize_release(release))
+    assert report["identity"]["adds_up"] and report["rows_read"] == len(good) + 2
+    assert report["skipped_by_reason"] == {"not JSON": 2}
+    too_deep = "not JSON: nested too deeply (more than 100 levels of brackets)"
+    assert report["skipped"] == [
+        {"id": "metadata.jsonl:2", "reason": too_deep, "task": "(no task)"},
+        {"id": "metadata.jsonl:5", "reason": too_deep, "task": "(no task)"},
+    ]
+    assert report["items_loaded"] == len(good)
+
+
+def _illusionbench_with(tmp_path: Path, edit) -> tuple[dict, dict]:
+    """The load reports of the authors' release as published and with ``edit(entries_text) -> text``."""
+    from published_layouts import illusionbench_release
+
+    from ambi_plugin.benchmarks.illusionbench.release import materialize_folder
+
+    reports = []
+    for name, change in (("clean", None), ("edited", edit)):
+        release = illusionbench_release(tmp_path / name)
+        path = release / "Image_properties.json"
+        if change is not None:
+            path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
+        reports.append(read_report(materialize_folder(release)))
+    return reports[0], reports[1]
+
+
+def test_an_illusionbench_entry_nested_1e5_deep_is_a_bad_row(tmp_path, monkeypatch):
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+
+    def insert_deep(text: str) -> str:
+        entries = json.loads(text)
+        return json.dumps(entries[:1])[:-1] + ", " + DEEP + ", " + json.dumps(entries[1:])[1:]
+
+    clean, edited = _illusionbench_with(tmp_path, insert_deep)
+    assert edited["identity"]["adds_up"] and edited["rows_read"] == clean["rows_read"] + 1
+    assert edited["items_loaded"] == clean["items_loaded"]  # every entry after the deep one is read
+    new = [s for s in edited["skipped"] if s not in clean["skipped"]]
+    assert new == [{"id": "entry 1", "reason": "not JSON: nested too deeply (more than 100 levels of brackets)",
+                    "task": "(no task)"}]  # fmt: skip
+
+
+def test_a_viabench_row_nested_1e5_deep_is_a_bad_row(tmp_path, monkeypatch, shared_data):
+    from ambi_plugin.benchmarks import viabench as VB
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "val"
+    folder.mkdir()
+    (folder / "images").symlink_to(shared_data / "via_bench_val" / "images")
+    text = (shared_data / "via_bench_val" / "val.json").read_text(encoding="utf-8")
+    (folder / "val.json").write_text("[" + DEEP + ", " + text.lstrip()[1:], encoding="utf-8")
+    report = read_report(VB.materialize_local(folder))
+    assert report["identity"]["adds_up"] and report["items_loaded"] == 249
+    assert report["skipped_by_reason"] == {"not JSON": 1}
+    assert report["skipped"][0]["id"] == "row1" and report["skipped"][0]["reason"].endswith(
+        "levels of brackets) (row 1)"
+    )
+
+
+def test_an_rcid_authors_entry_nested_1e5_deep_is_a_bad_row(tmp_path, monkeypatch):
+    from test_rcid_release import authors_copy
+
+    from ambi_plugin.benchmarks.rcid.authors import materialize_authors
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    copy, human = authors_copy(tmp_path / "built")
+    path = copy / "questions.json"
+    path.write_text("[" + DEEP + ", " + path.read_text(encoding="utf-8").lstrip()[1:], encoding="utf-8")
+    report = read_report(materialize_authors(copy, human_file=human))
+    assert report["identity"]["adds_up"] and report["items_loaded"] == 10  # as without the deep entry
+    assert report["skipped_by_reason"] == {"missing image": 1, "not JSON": 1}
+    assert {"id": "contrast_entry0", "reason": "not JSON: nested too deeply (more than 100 levels of brackets)",
+            "task": "ambi_rcid_contrast_pixel"} in report["skipped"]  # fmt: skip
+
+
+def _long_question_release(tmp_path: Path, fixtures: Path, chars: int) -> tuple[Path, int, str]:
+    marker = "LONGTEXT"
+    row = {**BOMB_ROW, "file_name": "long.png", "question": marker + "x" * (chars - len(marker))}
+    release, good = _release_with(tmp_path, fixtures, [(json.dumps(row) + "\n").encode()])
+    from PIL import Image
+
+    Image.new("RGB", (32, 24)).save(release / "test" / "long.png")
+    return release, good, marker
+
+
+def _holds(folder: Path, text: str) -> bool:
+    return any(text.encode() in p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+def test_a_text_field_over_the_limit_is_a_bad_row(tmp_path, monkeypatch, ambibench_fixtures_dir):
+    """The limit lowered by its variable: a 5,000-character question is refused at 1,000, kept at 10,000."""
+    from ambi_plugin.benchmarks.ambibench.release import materialize_release
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    release, good, marker = _long_question_release(tmp_path, Path(ambibench_fixtures_dir), 5000)
+    monkeypatch.setenv("AMBI_MAX_TEXT_CHARS", "1000")
+    out = materialize_release(release)
+    report = read_report(out)
+    assert report["identity"]["adds_up"] and report["items_loaded"] == good
+    assert report["skipped"] == [{"id": "long", "task": "ambibench_camouflaged_open", "reason": (
+        "text too long: field 'question' holds 5000 characters, over the limit of 1000 (set AMBI_MAX_TEXT_CHARS "
+        "to allow more)")}]  # fmt: skip
+    assert not _holds(out, marker)  # never converted or cached
+    monkeypatch.setenv("AMBI_MAX_TEXT_CHARS", "10000")
+    out = materialize_release(release)
+    assert read_report(out)["skipped"] == [] and _holds(out, marker)
+
+
+def test_a_one_megabyte_question_is_refused_by_the_default_limit(tmp_path, monkeypatch, ambibench_fixtures_dir):
+    from ambi_plugin.benchmarks.ambibench.release import materialize_release
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("AMBI_MAX_TEXT_CHARS", raising=False)
+    release, good, marker = _long_question_release(tmp_path, Path(ambibench_fixtures_dir), 1_000_000)
+    out = materialize_release(release)
+    report = read_report(out)
+    assert report["skipped_by_reason"] == {"text too long": 1} and report["items_loaded"] == good
+    assert "holds 1000000 characters, over the limit of 100000" in report["skipped"][0]["reason"]
+    assert not _holds(out, marker)
+
+
+def test_an_illusionbench_question_over_the_limit_is_its_own_bad_row(tmp_path, monkeypatch):
+    """One question of an entry too long: that question is skipped, the entry's other questions and its description
+    are kept."""
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("AMBI_MAX_TEXT_CHARS", "2000")
+    name = {}
+
+    def lengthen(text: str) -> str:
+        entries = json.loads(text)
+        entry = next(e for e in entries if len(e["qa_data"]) >= 2 and not e["image_property"]["image_name"]
+                     .startswith("missing"))  # fmt: skip
+        name["image"] = entry["image_property"]["image_name"]
+        entry["qa_data"][0]["Question"] += " " + "y" * 3000
+        return json.dumps(entries)
+
+    clean, edited = _illusionbench_with(tmp_path, lengthen)
+    assert edited["identity"]["adds_up"] and edited["items_loaded"] == clean["items_loaded"] - 1
+    (new,) = [s for s in edited["skipped"] if s not in clean["skipped"]]
+    assert new["id"].startswith(f"{name['image']}:") and new["id"].endswith("0")
+    assert new["reason"].startswith("text too long: field 'Question' holds 30")
+
+
+def test_viabench_missing_images_are_counted_under_one_reason(tmp_path, monkeypatch):
+    """Each missing image used to be its own ``skipped_by_reason`` key (the reason held the absolute folder, twice):
+    the kind is the key, the image and the row are in the row's own reason (issue 30, item 13)."""
+    from PIL import Image
+
+    from ambi_plugin.benchmarks import viabench as VB
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "val"
+    (folder / "images").mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(folder / "images" / "0.jpg")
+    rows = [{"image_name": f"{k}.jpg", "Question": f"Question {k}?", "option": "A. x\nB. y\nC. Not Sure"}
+            for k in range(4)]  # fmt: skip
+    (folder / "val.json").write_text(json.dumps(rows), encoding="utf-8")
+    report = read_report(VB.materialize_local(folder))
+    assert report["identity"]["adds_up"] and report["items_loaded"] == 1
+    assert report["skipped_by_reason"] == {"missing image": 3}
+    reason = {s["id"]: s["reason"] for s in report["skipped"]}["2"]
+    assert reason == f"missing image: 2.jpg is not in {folder / 'images'} (row 3)"
