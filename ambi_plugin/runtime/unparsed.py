@@ -24,7 +24,8 @@ _SEEN: dict[str, dict[str, Any]] = {}
 
 
 def _is_unparsed(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("parsed") is False
+    """An answer no parser could read; an item error (runtime/item_errors.py) is that, not an unread answer."""
+    return isinstance(item, dict) and item.get("parsed") is False and not item.get("item_error")
 
 
 def note(items: Iterable[Any]) -> None:
