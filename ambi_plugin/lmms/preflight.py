@@ -134,7 +134,9 @@ def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None =
         return "export AMBI_DATA_DIR=<folder holding <name>.jsonl and its images>"
     from ambi_plugin.benchmarks.archives import ArchiveRefused
     from ambi_plugin.benchmarks.release import BadRowError, fetch_command
+    from ambi_plugin.benchmarks.rows import TextLimitError
     from ambi_plugin.config import data_dir, data_dir_origin
+    from ambi_plugin.core.images import ImageLimitError
     from ambi_plugin.data.status import HUB_SOURCES, LOCAL_ONLY
 
     var = f"AMBI_{source.upper()}_DIR"
@@ -142,6 +144,8 @@ def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None =
         return "if you trust this archive, raise the limit named above; otherwise get the release again"
     if isinstance(exc, BadRowError):
         return "correct or remove that row, or unset AMBI_STRICT to skip and count bad rows instead"
+    if isinstance(exc, (ImageLimitError, TextLimitError)):
+        return "set the variable named above to a positive number, or unset it for the default"
     local = data_dir(source)
     if local is not None:  # the copy is configured: say what to point it at, never to set what is already set
         origin = data_dir_origin(source) or var

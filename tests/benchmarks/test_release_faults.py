@@ -293,3 +293,21 @@ def test_viabench_missing_images_are_counted_under_one_reason(tmp_path, monkeypa
     assert report["skipped_by_reason"] == {"missing image": 3}
     reason = {s["id"]: s["reason"] for s in report["skipped"]}["2"]
     assert reason == f"missing image: 2.jpg is not in {folder / 'images'} (row 3)"
+
+
+def test_a_limit_variable_that_is_not_a_number_is_a_setting_error_not_a_bad_row(tmp_path, monkeypatch):
+    """A mistyped limit stops the conversion naming the variable (it would otherwise skip every row)."""
+    from ambi_plugin.benchmarks.rows import TextLimitError, check_row
+    from ambi_plugin.core.images import ImageLimitError, max_pixels
+    from ambi_plugin.lmms.preflight import _fix_for_source
+
+    monkeypatch.setenv("AMBI_MAX_TEXT_CHARS", "lots")
+    with pytest.raises(TextLimitError, match=r"\$AMBI_MAX_TEXT_CHARS='lots' is not a positive number"):
+        check_row({"question": "q"})
+    monkeypatch.setenv("AMBI_MAX_IMAGE_PIXELS", "-5")
+    with pytest.raises(ImageLimitError, match=r"\$AMBI_MAX_IMAGE_PIXELS='-5' is not a positive number"):
+        max_pixels()
+    monkeypatch.setenv("AMBI_CONFIG", "/nonexistent/config.yaml")
+    monkeypatch.delenv("AMBI_AMBIBENCH_DIR", raising=False)
+    fix = _fix_for_source("ambi://ambibench", "x", TextLimitError("x"))
+    assert fix.startswith("set the variable named above to a positive number")
