@@ -25,7 +25,8 @@ _READ_BY: dict[str, dict[str, int]] = {}  # with --extract-with-judge: {task: {"
 
 
 def _is_unparsed(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("parsed") is False
+    """An answer no parser could read; an item error (runtime/item_errors.py) is that, not an unread answer."""
+    return isinstance(item, dict) and item.get("parsed") is False and not item.get("item_error")
 
 
 def note(items: Iterable[Any]) -> None:
