@@ -78,6 +78,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     report = build_report(args.results, names=args.name, compare_paper=args.compare_paper, aliases=aliases,
                           n_boot=args.bootstrap, seed=args.seed, test=args.test)  # fmt: skip
     write_report(report, args.out, formats=formats, plots=not args.no_plots)
+    for warning in report.warnings:  # also on stderr, where scripts (and --quiet users) look for warnings
+        print(f"ambi report: {warning}", file=sys.stderr)
     for fmt, path in report.written.items():
         print(f"wrote {fmt}: {path}")
     if "md" in report.written and not args.quiet:
@@ -134,8 +136,15 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     rp.add_argument("--name", action="append", default=None, help="model name per results path (in order)")
     rp.add_argument("--compare-paper", action="store_true", help="add the papers' rows and the differences")
     rp.add_argument("--paper-name", action="append", default=None, help="MODEL=PAPER ROW NAME, to match a paper row")
-    rp.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for 95%% intervals (0: none)")
+    rp.add_argument(
+        "--bootstrap", type=int, default=1000,
+        help="resamples of the bootstrap (95%% intervals of non-proportions, paired bootstrap test); 0: no intervals",
+    )  # fmt: skip
     rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
-    rp.add_argument("--test", choices=("welch", "paired"), default="welch", help="significance test (default Welch)")
+    rp.add_argument(
+        "--test", choices=("welch", "paired"), default="welch",
+        help="t-test of the AmbiBench A.6 protocol (categories; models with repeated runs); default Welch. Models of "
+        "one run each are compared on the same items by McNemar's exact test / the paired bootstrap",
+    )  # fmt: skip
     rp.add_argument("--no-plots", action="store_true", help="skip the charts (no matplotlib needed)")
     rp.add_argument("--quiet", action="store_true", help="do not print the Markdown report")
