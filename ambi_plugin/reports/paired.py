@@ -41,6 +41,8 @@ def note(rows: list[dict], *, confidence: float = 0.95) -> str:
             f"{PAIRED_BOOTSTRAP} of the mean difference A - B"
             + (f" ({boot} resamples; diff_ci = its {interval_label('bootstrap', confidence)} interval)" if boot
                else "")
+            + (" (not tested: --bootstrap 0)" if any(r["test"] == PAIRED_BOOTSTRAP and r.get("p") is None
+                                                     and r.get("matched") for r in rows) else "")
             + f". mean_a, mean_b, diff: % for 0/1 outcomes, the score otherwise. p_holm: Holm's step-down "
             f"adjustment over the m = {m} comparisons of this table (family-wise error rate).")  # fmt: skip
 

@@ -142,6 +142,9 @@ def interval_note(table: Table, *, n_boot: int, seed: int) -> str | None:
         return None
     what = {WILSON: "a proportion: every logged item scored 0 or 1",
             BOOTSTRAP: f"over the logged items; {n_boot} resamples, seed {seed}"}  # fmt: skip
+    if len(where) == 1:  # one method for every interval of the table
+        ((m, _),) = where.items()
+        return f"[lo, hi]: {interval_label(m, table.ci_level)} interval ({what[m]})"
     return "; ".join(f"[lo, hi] in {', '.join(cols)}: {interval_label(m, table.ci_level)} interval ({what[m]})"
                      for m, cols in where.items())  # fmt: skip
 

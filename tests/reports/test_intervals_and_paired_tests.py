@@ -136,7 +136,7 @@ def test_ambi_report_shows_wilson_intervals_on_0_of_8_and_1_of_1(tmp_path, capsy
     md = (out / "report.md").read_text()
     assert f"0.00 [0.00, {hi8:.2f}]" in md and f"100.00 [{lo1:.2f}, 100.00]" in md
     assert "[0.00, 0.00]" not in md and "[100.00, 100.00]" not in md
-    assert md.count("[lo, hi] in all (acc): 95% Wilson score interval") == 2  # each table says what its interval is
+    assert md.count("[lo, hi]: 95% Wilson score interval") == 2  # each table says what its interval is
     data = json.loads((out / "report.json").read_text())
     cells = {t["key"]: t["rows"][0]["cells"][0] for t in data["tables"]}
     zero, one = cells["task:mytask_zero"], cells["task:mytask_one"]
@@ -273,3 +273,18 @@ def test_ambi_report_warns_of_a_limit_run_and_lists_skipped_tasks(tmp_path, caps
     plain = write_run(tmp_path / "b", {"mytask_x": flags([1])}, model="m2", metric={"mytask_x": "acc"})
     assert main(["report", str(plain), "--out", str(tmp_path / "rep2"), "--no-plots", "--quiet"]) == 0
     assert "WARNING" not in capsys.readouterr().err
+
+
+def test_a_table_with_two_interval_methods_names_the_columns_of_each():
+    from ambi_plugin.reports.tables import Cell, Row, Table, interval_note
+
+    cells = [Cell(10.0, ci=(2.0, 30.0), ci_method="wilson", n=10), Cell(0.5, ci=(0.3, 0.7), ci_method="bootstrap"),
+             Cell(20.0)]  # fmt: skip
+    table = Table("t", "b", "T", ["Open", "loc AP", "AVG"], [Row("m", "", "run", cells)])
+    assert interval_note(table, n_boot=300, seed=2) == (
+        "[lo, hi] in Open: 95% Wilson score interval (a proportion: every logged item scored 0 or 1); "
+        "[lo, hi] in loc AP: 95% percentile bootstrap interval (over the logged items; 300 resamples, seed 2)"
+    )
+    table.rows.append(Row("m2", "", "run", [Cell(5.0, ci=(1.0, 9.0), ci_method="bootstrap"), Cell(None), Cell(None)]))
+    assert "[lo, hi] in Open (m2), loc AP: 95% percentile bootstrap" in interval_note(table, n_boot=300, seed=2)
+    assert "[lo, hi] in Open (m): 95% Wilson score" in interval_note(table, n_boot=300, seed=2)
