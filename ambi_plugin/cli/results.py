@@ -143,8 +143,9 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     rp.add_argument(
         "--test", choices=("welch", "paired"), default="welch",
-        help="t-test of the AmbiBench A.6 protocol (categories; models with repeated runs); default Welch. Models of "
-        "one run each are compared on the same items by McNemar's exact test / the paired bootstrap",
+        help="t-test of the AmbiBench A.6 protocol (categories; models with repeated runs): Welch, the default and "
+        "the only one these samples allow (paired is accepted for scripts; the rows say Welch). Models of one run "
+        "each are compared on the same items by McNemar's exact test / the paired bootstrap",
     )  # fmt: skip
     rp.add_argument("--no-plots", action="store_true", help="skip the charts (no matplotlib needed)")
     rp.add_argument("--quiet", action="store_true", help="do not print the Markdown report")

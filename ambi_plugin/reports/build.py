@@ -109,7 +109,9 @@ def build_report(
     tables = build_tables(runs, compare_paper=compare_paper, aliases=aliases, n_boot=n_boot, seed=seed)
     paired, test_notes = paired_model_tests(runs, n_boot=n_boot, seed=seed)
     # the A.6 protocol: categories within a model (Table 10); models only where both have repeated runs (Table 11)
-    tests = paired + category_tests(runs, test=test) + model_tests(runs, test=test, samples="runs")
+    # (a paired t-test has nothing to pair there: categories hold different items, repeated runs are no items; the
+    # rows and the section's title say Welch)
+    tests = paired + category_tests(runs, test=test) + model_tests(runs, test="welch", samples="runs")
     # beside our tests, the paper's (Tables 10 and 11), as every reference row: with --compare-paper
     return Report(runs, tables, tests, paper_tests=paper_test_tables() if compare_paper and tests else [],
                   patching=patching, warnings=run_warnings(runs), test_notes=test_notes)  # fmt: skip
