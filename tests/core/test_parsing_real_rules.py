@@ -1,0 +1,76 @@
+"""One test per rule added for what real models write (tests/core/corpus_real/: replies released by other
+benchmarks' authors). Each reply is shaped after a real one; the other reading is the one the parser gave before
+the rule (a wrong answer, or an answer read into a reply that gives none)."""
+
+from __future__ import annotations
+
+from ambi_plugin.core.parsing import parse_answer, parse_choice, parse_object
+
+OPTS = ["is tripled", "is doubled", "remains the same", "is halved", "decreased by a third"]
+
+# ----------------------------------------------------------------------------- single choice
+
+
+def test_letters_joined_by_an_ampersand_are_a_word_not_a_label():
+    """ "R&D" is not option D (a refusal that mentions R&D spend was read as D)."""
+    reply = "It's not possible for me to know the actual R&D spend for 2010 as it was not specified in the image."
+    assert not parse_choice(reply, 5).ok
+
+
+def test_a_repeated_option_list_is_no_answer():
+    """The options read back, each label with its own text, choose nothing (read as A before)."""
+    reply = "(A) is tripled (B) is doubled (C) remains the same (D) is halved (E) decreased by a third"
+    got = parse_choice(reply, 5, options=OPTS)
+    assert (got.ok, got.reason) == (False, "echo")
+
+
+def test_the_answer_after_a_repeated_option_list_is_read():
+    reply = "(A) is tripled (B) is doubled (C) remains the same (D) is halved\nAnswer: C"
+    assert parse_choice(reply, 5, options=OPTS).value == 2
+
+
+def test_one_option_with_its_text_is_an_answer_not_an_echo():
+    assert parse_choice("The correct answer is (a) 4.\n\n(a) 4", 5, options=["4", "2", "1", "0.5", "0.25"]).value == 0
+
+
+def test_an_echoed_instruction_lists_labels_without_choosing():
+    """ "select from a, b, c, and d." echoed by a captioning model is no answer ("d." was read as D)."""
+    reply = "based on the image, which figure fits? select from a, b, c, and d. answer : )"
+    assert not parse_choice(reply, 4).ok
+
+
+def test_a_label_and_a_text_naming_different_options_is_ambiguous():
+    """ "(E) C": option E's label with option C's text (read as E before)."""
+    opts = ["A", "B", "C", "All would be equally stable", "Impossible to tell"]
+    assert parse_choice("(E) C", 5, options=opts).reason == "ambiguous"
+    assert parse_choice("(C) C", 5, options=opts).value == 2
+
+
+def test_an_option_text_made_of_letters_beats_the_letters():
+    """ "C and E" is the text of option A (read as C before)."""
+    assert parse_choice("C and E", 4, options=["C and E", "A, B, D, F", "ALL", "F and D"]).value == 0
+
+
+def test_a_label_alone_on_the_last_line_is_the_answer():
+    reply = (
+        "It's definitely not as small as options (a), (c) or (d) suggest.\n\n"
+        "Given these observations, the most reasonable estimate for angle DCB is:\n\nb"
+    )
+    assert parse_choice(reply, 5).value == 1
+    assert not parse_choice("Let me list them:\nA\nB\nC\nD", 4).ok  # a list of labels is no answer
+
+
+def test_a_value_written_without_its_thousands_separator_matches_the_option():
+    opts = ["2,235,000", "2,613,000", "2,503,000", "2,483,000", "2,305,000"]
+    assert parse_choice("tasla's rd spend for 2008 is 2483,000", 5, options=opts).value == 3
+
+
+def test_a_bare_number_inside_one_options_statement_is_no_answer():
+    opts = ["Employees owned 40% of the shares", "The largest dealing was 1,440 shares", "Directors held 4,870 shares"]
+    assert not parse_choice("4870", 3, options=opts).ok
+
+
+def test_answer_choice_is_an_answer_marker():
+    reply = "---BEGIN FORMAT TEMPLATE---\nAnswer Choice: [house]\nConfidence Score: [0.9]\nReasoning: [A drawing.]"
+    assert parse_object(reply).value == "house"
+    assert parse_answer("Answer Choice: B\nReasoning: the left one is a dog.", "letter", n_options=4).value == 1
