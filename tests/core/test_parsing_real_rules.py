@@ -4,7 +4,7 @@ the rule (a wrong answer, or an answer read into a reply that gives none)."""
 
 from __future__ import annotations
 
-from ambi_plugin.core.parsing import parse_answer, parse_choice, parse_object
+from ambi_plugin.core.parsing import Parsed, parse_answer, parse_choice, parse_letter_set, parse_object
 
 OPTS = ["is tripled", "is doubled", "remains the same", "is halved", "decreased by a third"]
 
@@ -74,3 +74,67 @@ def test_answer_choice_is_an_answer_marker():
     reply = "---BEGIN FORMAT TEMPLATE---\nAnswer Choice: [house]\nConfidence Score: [0.9]\nReasoning: [A drawing.]"
     assert parse_object(reply).value == "house"
     assert parse_answer("Answer Choice: B\nReasoning: the left one is a dog.", "letter", n_options=4).value == 1
+
+
+# ----------------------------------------------------------------------------- letter sets
+
+
+def test_an_eliminating_sentence_removes_its_letters():
+    reply = "A and B are incorrect because the beak is missing. The correct answers are C and D."
+    assert parse_letter_set(reply, 4).value == frozenset({2, 3})
+    reply = "Therefore, the options that follow this rule are A and B. Grids C and D do not follow this rule."
+    assert parse_letter_set(reply, 4).value == frozenset({0, 1})
+
+
+def test_the_last_conclusion_wins_over_a_walk_through_the_options():
+    reply = (
+        "- Figure (a) has two peaks.\n- Figure (b) has one peak.\n- Figure (c) has two peaks.\n"
+        "- Figure (d) has one peak.\n\nTherefore, the figures that satisfy the conditions are (a) and (c). "
+        "These are the only two figures that have two peaks in them."
+    )
+    assert parse_letter_set(reply, 4).value == frozenset({0, 2})
+
+
+def test_none_of_the_figures_is_the_none_answer():
+    reply = "Figure (a) has one ring.\n\nFinal answer: None of the figures (a, b, c, d) satisfy the conditions."
+    assert parse_letter_set(reply, 4) == Parsed(frozenset(), True, "none")
+    reply = "(a) is a ketone.\n(b) is a ketone.\n\nAll figures (a), (b), (c), and (d) do not satisfy the conditions."
+    assert parse_letter_set(reply, 4) == Parsed(frozenset(), True, "none")
+
+
+def test_a_verdict_for_every_option_makes_the_set():
+    reply = "(a) does not meet the condition.\n(b) meets the condition.\n(c) meets the condition.\n(d) is incorrect."
+    assert parse_letter_set(reply, 4).value == frozenset({1, 2})
+
+
+def test_a_walk_through_the_options_cut_off_is_no_answer():
+    reply = (
+        "Figure (a) does not meet the condition as the triangles are adjacent.\n\n"
+        "Figure (b) also does not meet the condition.\n\nFigure (c) meets the condition as it has a black triangle"
+    )
+    assert not parse_letter_set(reply, 4).ok
+
+
+def test_a_line_opening_with_a_label_counts_only_labels_written_as_labels():
+    """ "(a) A and B": A and B name the figure's sides, not options (read as all four before)."""
+    reply = "Therefore, the figures that satisfy the condition are:\n\n(a) A and B\n(c) A and B"
+    assert parse_letter_set(reply, 4).value == frozenset({0, 2})
+
+
+def test_letters_joined_by_or_and_echoed_questions_choose_nothing():
+    assert parse_letter_set("(A, B, C, or D)", 4).reason == "alternatives"
+    reply = "based on the image, what options ( a, b, c, or d ) follow this same rule?. answer : 2"
+    assert not parse_letter_set(reply, 4).ok
+
+
+def test_a_sentence_setting_out_the_task_is_no_conclusion():
+    reply = (
+        "To determine which figures satisfy the condition, we need to examine each figure.\n\n"
+        "Figure a shows one CH3 group. Figure b shows two CH3 groups on a vertical line.\n\nBased on the"
+    )
+    assert not parse_letter_set(reply, 4).ok
+
+
+def test_an_echoed_chat_prompt_is_read_after_the_assistant_turn():
+    reply = "USER: question: Which choices (A-D)? answer: C\nquestion: Which (A-D) belong? answer:  ASSISTANT: A, D"
+    assert parse_letter_set(reply, 4).value == frozenset({0, 3})

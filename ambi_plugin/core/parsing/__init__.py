@@ -75,7 +75,6 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     _LABEL_AFTER_WORD_OK,
     _LEADING_JUNK,
     _NEGATED_BEFORE,
-    _NONE_WORD,
     _ROMAN_ALT,
     _ROMAN_MAX,
     _ROMAN_VALUE,
@@ -87,7 +86,6 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     _label_index,
     _label_re,
     _light_norm,
-    _list_like,
     _norm_option,
     _option_by_text,
     _read_choice,
@@ -97,6 +95,10 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     format_options,
     option_label,
     parse_choice,
+)
+from ambi_plugin.core.parsing.lettersets import (  # noqa: F401 - re-exported
+    _NONE_WORD,
+    _list_like,
     parse_letter_set,
 )
 from ambi_plugin.core.parsing.lists import (  # noqa: F401 - re-exported

@@ -65,7 +65,9 @@ def format_options(options: Sequence[Any], style: str) -> str:
 
 _AMBIGUOUS_WORDS = {"a", "i"}  # the article and the pronoun
 _LABEL_AFTER_WORD_OK = {"and", "or", "is", "was", "seems", "appears", "fits", "matches"}
-_KEYWORD_BEFORE = re.compile(r"\b(?:option|choice|letter|numeral|number)\s*[:#]?\s*$", re.IGNORECASE)
+_KEYWORD_BEFORE = re.compile(
+    r"\b(?:option|choice|letter|numeral|number|figure|structure|graph|image|panel|diagram)s?\s*[:#]?\s*$", re.IGNORECASE
+)
 _NEGATED_BEFORE = re.compile(r"\bnot\s+(?:(?:option|choice|letter)\s*)?$", re.IGNORECASE)
 _LEADING_JUNK = re.compile(
     r"^[\s'\"*:=>#\-\u2013\u2014]*(?:(?:the\s+)?(?:correct\s+)?(?:option|choice|letter|roman\s+numeral|numeral)\s*[:#]?\s*)?",
@@ -114,7 +116,7 @@ def _candidates(s: str, style: str) -> list[_Cand]:
             continue  # "(B), not A."
         keyword = _KEYWORD_BEFORE.search(before) is not None
         if not (bracketed or punct or keyword) and tok.lower() in _AMBIGUOUS_WORDS:
-            nxt = re.match(r"\s+([a-z][\w']*)", rest)
+            nxt = re.match(r"\s+([a-z][\w']*)" if tok.isupper() else r"\s+([a-z0-9][\w'-]*)", rest)  # "a 120-degree"
             if nxt and nxt.group(1) not in _LABEL_AFTER_WORD_OK:
                 continue  # "a cat", "I think"
         out.append(_Cand(idx, bracketed or punct or keyword, m.start(), m.end()))
@@ -314,32 +316,3 @@ def parse_choice(text: Any, n_options: int, *, style: str = "letter", options: S
         return got
     got = _read_choice(s, n, style, options)
     return got if got is not None else _fail("no_label")
-
-
-# ----------------------------------------------------------------------------- letter sets
-
-_NONE_WORD = re.compile(r"\bnone\b", re.IGNORECASE)
-
-
-def _list_like(s: str) -> bool:
-    """Only single letters and separators ("A, F", "a and c", "(A) (C)")."""
-    words = re.findall(r"[^\W_]+", s)
-    return bool(words) and all((len(w) == 1 and w.isalpha()) or w.lower() in ("and", "or") for w in words)
-
-
-@_total
-def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
-    """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
-    s = _clean(text)
-    if not s:
-        return _fail("empty")
-    n = n_options if isinstance(n_options, int) and n_options > 0 else 0
-    segs = [seg.strip() for seg in _segments(s)]
-    span = next((seg for seg in segs if seg and (_candidates(seg, "letter") or _NONE_WORD.search(seg))), s)
-    list_like = _list_like(span)
-    idx = {c.index for c in _candidates(span, "letter") if c.index < n or list_like}
-    if not idx:
-        if _NONE_WORD.search(span):
-            return Parsed(frozenset() if none_index is None else frozenset({none_index}), True, "none")
-        return _fail("no_letters")
-    return Parsed(frozenset(idx), True, "out_of_range" if any(i >= n for i in idx) else "")
