@@ -4,7 +4,7 @@ the rule (a wrong answer, or an answer read into a reply that gives none)."""
 
 from __future__ import annotations
 
-from ambi_plugin.core.parsing import Parsed, parse_answer, parse_choice, parse_letter_set, parse_object
+from ambi_plugin.core.parsing import Parsed, parse_answer, parse_bool, parse_choice, parse_letter_set, parse_object
 
 OPTS = ["is tripled", "is doubled", "remains the same", "is halved", "decreased by a third"]
 
@@ -138,3 +138,64 @@ def test_a_sentence_setting_out_the_task_is_no_conclusion():
 def test_an_echoed_chat_prompt_is_read_after_the_assistant_turn():
     reply = "USER: question: Which choices (A-D)? answer: C\nquestion: Which (A-D) belong? answer:  ASSISTANT: A, D"
     assert parse_letter_set(reply, 4).value == frozenset({0, 3})
+
+
+# ----------------------------------------------------------------------------- yes / no and true / false
+
+STATEMENT = "This chemical structure has reflectional symmetry along a horizontal axis. True or False? Answer visually."
+
+
+def test_a_true_or_false_statement_is_read_from_before_its_question_mark():
+    """The statement, not "True or False?", is what a reply restates (unread before)."""
+    reply = "The structure does not have reflectional symmetry along a horizontal axis."
+    assert parse_bool(reply, kind="true_false", question=STATEMENT) == Parsed(False, True, "restated")
+
+
+def test_a_reply_that_cannot_tell_is_no_answer():
+    """Read as True before (the restatement of "setting")."""
+    reply = "I cannot tell. The sun is oscillating up and down in this video. It appears to be setting, but I cannot say for certain."
+    assert not parse_bool(reply, kind="yes_no", question="Is the sun rising?").ok
+    reply = 'It is not a concrete wall, but a surface is breaking apart. I cannot say "yes" for certain.'
+    assert not parse_bool(reply, kind="yes_no", question="Is the concrete wall falling apart?").ok
+
+
+def test_a_verdict_opening_a_sentence_answers_despite_a_hedge():
+    reply = (
+        "It appears that the particles are exploding. However, it is not possible to determine if they are golden."
+        "\n\nYes, the particles appear to be exploding."
+    )
+    assert parse_bool(reply, kind="yes_no", question="Are the golden particles exploding?").value is True
+
+
+def test_a_short_auxiliary_sentence_opening_a_reply_answers():
+    reply = "It is not.  The video shows the ice crystals as stationary.  There is no liquid water."
+    assert parse_bool(reply, kind="yes_no", question="Is the ice crystal freezing?").value is False
+
+
+def test_a_question_and_answer_the_model_invents_after_answering_is_not_the_answer():
+    reply = (
+        "This is a single flower.\n\nAnswer: Yes\n\nAre the flowers dead already?\n\nAnswer: No, the flower is alive."
+    )
+    assert parse_bool(reply, kind="yes_no", question="Are the flowers blooming").value is True
+
+
+def test_in_a_chain_of_thought_only_a_conclusion_restates():
+    """Evidence naming the statement's nouns ("the line for train ... higher") is no verdict on "intersect"."""
+    statement = "In the graph for fc2, the lines for train and val intersect between epochs 1 and 2.5. True or False?"
+    reply = (
+        "The graph for fc2 shows two lines. The x-axis is epochs. The y-axis is the error.\n\n"
+        "Upon examining the graph, we can see that the line for train starts at a higher value than the line for val "
+        "at epoch 0. As the epochs progress, both lines"
+    )
+    assert not parse_bool(reply, kind="true_false", question=statement).ok
+    reply = "China rises. The U.S. rises. The gap grows.\n\nTherefore, the lines do not cross between 2009 and 2011."
+    statement = "In the figure, the lines for China and U.S. intersect between 2009 and 2011. True or False?"
+    assert parse_bool(reply, kind="true_false", question=statement).value is False
+
+
+def test_a_determiner_no_is_no_verdict_anywhere_in_the_reply_given_the_question():
+    statement = "In the figure, the two lines do not intersect between X values 0 and 200. True or False?"
+    reply = (
+        "Both lines rise.\n\nThe blue line stays below the red line.\n\nThere is no point where the blue line meets it."
+    )
+    assert parse_bool(reply, kind="true_false", question=statement).value is not False  # read False before
