@@ -199,3 +199,9 @@ def test_a_determiner_no_is_no_verdict_anywhere_in_the_reply_given_the_question(
         "Both lines rise.\n\nThe blue line stays below the red line.\n\nThere is no point where the blue line meets it."
     )
     assert parse_bool(reply, kind="true_false", question=statement).value is not False  # read False before
+
+
+def test_full_width_brackets_and_chinese_answers():
+    assert parse_choice("根据图像，（C）正确。", 4).value == 2
+    assert parse_choice("答案是A", 4).value == 0
+    assert parse_letter_set("答案是A和C", 4).value == frozenset({0, 2})  # unread before: 和 joined the letters

@@ -122,3 +122,13 @@ def tally(items: Iterable[dict], reader: Callable[[dict], Any]) -> dict[str, Tal
         if kind != "correct":
             t.misses.append((item, reading))
     return out
+
+
+def markdown_row(fmt: str, name: str, t: Tally, *, first: bool) -> str:
+    """One row of the peers' table (``bench/bench_parsing_real.py``, docs/tasks-and-metrics.md)."""
+    head = f"| {fmt} | {t.n} ({t.null}) " if first else "| | "
+    c = t.counts
+    return (
+        f"{head}| {name} | {c['correct']} ({100 * t.accuracy:.1f}%) | {c['unread']} | {c['wrong']} | "
+        f"{c['into_null']} of {t.null} ({100 * t.into_null_rate:.1f}%) |"
+    )

@@ -80,7 +80,7 @@ def _label_re(style: str) -> re.Pattern[str]:
     tok = _ROMAN_ALT if style == "roman" else "[a-z]"
     return re.compile(
         rf"(?<!\w)[(\[{{]\s*(?P<t1>{tok})\s*[)\]}}]"
-        rf"|(?<![\w\-/&])(?<!\w['.])(?P<t2>{tok})(?![\w\-/&])(?!['.]\w)",
+        rf"|(?<![0-9A-Za-z_\-/&])(?<!\w['.])(?P<t2>{tok})(?![0-9A-Za-z_\-/&])(?!['.]\w)",  # "A和C": CJK separates
         re.IGNORECASE,
     )
 
