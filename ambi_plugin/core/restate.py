@@ -88,7 +88,7 @@ def hedge_verdict(span: str) -> bool | None:
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 # clauses: sentences, and the parts of a sentence around "but", "however", "although" (the last one concludes)
 _CLAUSE_SPLIT = re.compile(r"[.!?;\n]+|,?\s*\b(?:but|however|although|though|yet|whereas|while)\b", re.IGNORECASE)
-_QUESTION = re.compile(r"[^.!?\n]*\?")
+_QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\?")  # anchored at a sentence start: linear in the text
 # a clause that doubts or asks rather than states: "I can't tell whether the bars are the same length"
 _UNSURE = re.compile(
     r"\b(?:whether|tell|sure|unsure|unclear|uncertain|determine|determined|know|hard\s+to\s+say|ambiguous|"

@@ -4,7 +4,20 @@ the rule (a wrong answer, or an answer read into a reply that gives none)."""
 
 from __future__ import annotations
 
-from ambi_plugin.core.parsing import Parsed, parse_answer, parse_bool, parse_choice, parse_letter_set, parse_object
+import signal
+import time
+
+import pytest
+
+from ambi_plugin.core.parsing import (
+    MAX_CHARS,
+    Parsed,
+    parse_answer,
+    parse_bool,
+    parse_choice,
+    parse_letter_set,
+    parse_object,
+)
 
 OPTS = ["is tripled", "is doubled", "remains the same", "is halved", "decreased by a third"]
 
@@ -205,3 +218,44 @@ def test_full_width_brackets_and_chinese_answers():
     assert parse_choice("根据图像，（C）正确。", 4).value == 2
     assert parse_choice("答案是A", 4).value == 0
     assert parse_letter_set("答案是A和C", 4).value == frozenset({0, 2})  # unread before: 和 joined the letters
+
+
+# ----------------------------------------------------------------------------- hostile lengths
+
+HOSTILE = {
+    "concluding sentences": "Therefore, the figures that satisfy the condition are: ",
+    "questions": "Is it A?\n",
+    "an echoed instruction": "select from a, b, c ",
+    "a repeated option list": "(A) is tripled (B) is doubled ",
+    "uncertainty": "it is not clear. ",
+}
+
+
+class _Stalled(BaseException):  # not caught by the parsers' last-resort guard
+    pass
+
+
+@pytest.mark.parametrize("shape", HOSTILE)
+def test_the_new_readers_stay_linear_on_a_full_length_reply(shape):
+    """MAX_CHARS of one shape, read in well under a second of CPU (the restatement's question pattern took 20 s on
+    100 kB of concluding sentences before)."""
+
+    def stalled(signum, frame):
+        raise _Stalled(f"{shape!r} still being read after 2 s of CPU")
+
+    text = HOSTILE[shape] * (MAX_CHARS // len(HOSTILE[shape]))
+    readers = (
+        lambda t: parse_bool(t, kind="yes_no", question="Is the bar longer than the line?"),
+        lambda t: parse_letter_set(t, 4),
+        lambda t: parse_choice(t, 4, options=["is tripled", "is doubled", "c", "d"]),
+    )
+    old = signal.signal(signal.SIGVTALRM, stalled)
+    try:
+        for read in readers:
+            signal.setitimer(signal.ITIMER_VIRTUAL, 2.0)
+            start = time.process_time()
+            read(text)
+            assert time.process_time() - start < 1.0
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, old)

@@ -42,13 +42,17 @@ def _verdicts(s: str, vocab: dict[str, bool]) -> list[tuple[int, bool]]:
 
 
 # a question and answer the model adds after answering: "\n\nAre the flowers dead already?\n\nAnswer: No, ..."
-_INVENTED_TURN = re.compile(r"\n\s*(?:question\s*:[^\n]*|[^\n]*\?)\s*\n(?=[\s\S]*\banswer\b)", re.IGNORECASE)
+_INVENTED_TURN = re.compile(r"\n[ \t]*(?:question\s*:[^\n]*|[^\n]*\?)[ \t]*\n", re.IGNORECASE)
 
 
 def _own_turn(s: str) -> str:
     """The reply up to a question-and-answer turn it invents after a verdict (a verdict before it is the answer)."""
-    for m in _INVENTED_TURN.finditer(s):
-        if _VERDICT.search(s, 0, m.start()):
+    answers = [m.start() for m in re.finditer(r"\banswer\b", s, re.IGNORECASE)]
+    verdict = _VERDICT.search(s)
+    if not answers or verdict is None:
+        return s
+    for m in _INVENTED_TURN.finditer(s, verdict.end()):
+        if m.start() > verdict.start() and answers[-1] > m.end() - 1:
             return s[: m.start()]
     return s
 

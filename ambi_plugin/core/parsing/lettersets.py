@@ -57,7 +57,7 @@ _INTENT = re.compile(
     r"\W*(?:to\s+\w+|in\s+order\s+to|let(?:'s|\s+us|\s+me)|we\s+(?:need|must|will|can|should)|i\s+(?:will|'ll|need))\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+(?=\s|$)|\n|$)")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?![.!?]*(?:\s|$)))*(?:[.!?]+|\n|$)")  # "0.5" stays in its sentence
 
 
 def _list_like(s: str) -> bool:
@@ -100,7 +100,8 @@ def _read_set(span: str, n: int) -> tuple[set[int], bool] | None:
 
 
 def _conclusion_spans(s: str, n: int) -> list[str]:
-    """Each concluding sentence with what follows it up to the first blank line after a label, last first."""
+    """Each concluding sentence with what follows it up to the first blank line after a label, last first (the
+    last twenty, each read at most 600 characters on: a conclusion and its answer lines are short)."""
     spans = []
     for m in _SENTENCE.finditer(s):
         sentence = m.group(0)
@@ -110,14 +111,17 @@ def _conclusion_spans(s: str, n: int) -> list[str]:
                 continue
         if _INTENT.match(sentence):
             continue  # "To find the figures that satisfy ...": what the reply sets out to do
-        paragraphs = re.split(r"\n\s*\n", s[m.start() :])
+        spans.append(m.start())
+    out = []
+    for start in spans[::-1][:20]:
+        paragraphs = re.split(r"\n\s*\n", s[start : start + 600])
         span = paragraphs[0]
         for para in paragraphs[1:]:
             if _candidates(span, "letter") or _NONE_ANSWER.search(span):
                 break
             span += "\n" + para
-        spans.append(span)
-    return spans[::-1]
+        out.append(span)
+    return out
 
 
 def _option_verdicts(s: str, n: int) -> set[int] | None:
