@@ -15,6 +15,7 @@ import json
 import math
 from collections.abc import Sequence
 
+from ambi_plugin.reports.switch_heads import section_markdown
 from ambi_plugin.reports.tables import Cell, Row, Table
 
 FORMATS = ("md", "csv", "latex", "json", "html")
@@ -172,7 +173,9 @@ def to_latex(tables: Sequence[Table], tests: Sequence[dict] = (), *, paper_tests
     return "\n".join(parts) + "\n"
 
 
-def to_json(tables: Sequence[Table], tests: Sequence[dict] = ()) -> str:
+def to_json(tables: Sequence[Table], tests: Sequence[dict] = (), switch_heads: Sequence[dict] = ()) -> str:
+    """The tables, the tests and (when there are any) the switch-head sections (``reports.switch_heads``' dicts)."""
+
     def cell(c: Cell) -> dict:
         d = {"value": c.value if _ok(c.value) else None}
         if _ok(c.std):
@@ -188,6 +191,8 @@ def to_json(tables: Sequence[Table], tests: Sequence[dict] = ()) -> str:
                        "rows": [{"model": r.label, "setting": r.setting, "kind": r.kind, "runs": r.n_runs,
                                  "group": r.group, "cells": [cell(c) for c in r.cells]} for r in t.rows]}
                       for t in tables], "significance": list(tests)}  # fmt: skip
+    if switch_heads:
+        out["switch_heads"] = list(switch_heads)
     return json.dumps(out, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -249,12 +254,14 @@ def to_html(
 
 
 def patching_markdown(sections: Sequence, plots: dict[int, str] | None = None) -> str:
-    """The switch-head causal checks (``ambi switch-heads patch``): each folder's table as written, and its plot."""
+    """The switch-head causal checks (``ambi switch-heads patch``): each folder's section (``section_data``; a folder
+    written before it existed: its Markdown as written), and its plot."""
     if not sections:
         return ""
     parts = ["", "## Switch heads: causal check (activation patching, AtP)", ""]
     for i, sec in enumerate(sections):
-        parts += [f"### {sec.folder.name}: {sec.category}", "", sec.markdown.strip(), ""]
+        text = section_markdown(sec.section) if getattr(sec, "section", None) else sec.markdown
+        parts += [f"### {sec.folder.name}: {sec.category}", "", text.strip(), ""]
         if (plots or {}).get(i):
             parts += [f"![patching {sec.category}]({plots[i]})", ""]
     return "\n".join(parts).rstrip() + "\n"
