@@ -29,7 +29,17 @@ from ambi_plugin.analysis.heads import DEFAULT_PATTERN, HeadLayout, unwrap_model
 from ambi_plugin.analysis.hooks import HookSet, mark_owned
 from ambi_plugin.analysis.positions import check_in_range
 
-__all__ = ["Patcher", "PatchingError", "Run", "attribution", "grad_drop", "logp", "patched_logits", "run_prompt"]
+__all__ = [
+    "NonFiniteError",
+    "Patcher",
+    "PatchingError",
+    "Run",
+    "attribution",
+    "grad_drop",
+    "logp",
+    "patched_logits",
+    "run_prompt",
+]
 
 _DROP = ("cache", "past_key_values", "cache_position", "use_cache", "logits_to_keep", "return_dict")
 
@@ -38,17 +48,27 @@ class PatchingError(ValueError):
     """An item or setting that activation patching cannot use."""
 
 
+class NonFiniteError(PatchingError):
+    """A run whose logits are NaN or infinite; ``nonfinite`` (``[layers, heads]`` bool) says which heads' outputs at
+    the position were not finite, so they are counted even though the item is refused."""
+
+    def __init__(self, reason: str, nonfinite: np.ndarray) -> None:
+        super().__init__(reason)
+        self.nonfinite = nonfinite
+
+
 @dataclass
 class Run:
     """One prompt's re-run: the backend's inputs, the next-token logits, every head at the position
     (``acts[layer]``: ``[heads, head_dim]`` float32 on the layer's device), the prompt's token ids (None when the
-    backend passes embeddings) and the seconds the re-run forward took."""
+    backend passes embeddings), the seconds the re-run forward took, and which heads' outputs hold a NaN/inf."""
 
     inputs: dict[str, Any]
     logits: Any
     acts: dict[int, Any]
     ids: Any
     seconds: float
+    nonfinite: np.ndarray
 
 
 @dataclass
@@ -120,11 +140,15 @@ def _forward(model: Any, inputs: dict[str, Any]) -> Any:
     return model(**inputs, use_cache=False).logits[0, -1].float()
 
 
-def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str]) -> Run:
-    """The backend's inputs for ``prompt``, re-run with every head recorded at the position (see the module doc)."""
+def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str], what: str = "the prompt") -> Run:
+    """The backend's inputs for ``prompt``, re-run with every head recorded at the position (see the module doc);
+    ``what`` names the prompt in an error."""
     import torch
 
     inputs, backend_logits = _first_step(lm, prompt, images)
+    ids = inputs.get("input_ids")
+    if ids is not None:
+        check_in_range(patcher.pos, int(ids.shape[-1]), what)
     patcher.record, patcher.plan = {}, {}
     start = time.perf_counter()
     try:
@@ -133,14 +157,19 @@ def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str]) ->
     finally:
         acts, patcher.record = patcher.record, None
     seconds = time.perf_counter() - start
+    bad = np.stack([~acts[i].isfinite().all(-1).cpu().numpy() for i in range(patcher.layout.n_layers)])
+    if not (bool(logits.isfinite().all()) and bool(backend_logits.isfinite().all())):
+        found = [f"({layer}, {head})" for layer, head in zip(*np.nonzero(bad))]
+        heads = f"; heads with NaN/inf outputs at the position: {', '.join(found[:6])}" if found else ""
+        more = f" and {len(found) - 6} more" if len(found) > 6 else ""
+        raise NonFiniteError(f"{what} gives NaN or infinite logits{heads}{more}", bad)
     gap = float((logits - backend_logits.to(logits.device)).abs().max())
     if not gap <= 1e-3 * max(1.0, float(backend_logits.abs().max())):
         raise PatchingError(
             f"re-running the backend's inputs does not reproduce its logits (max difference {gap:.3g}); this item "
             "cannot be patched this way"
         )
-    ids = inputs.get("input_ids")
-    return Run(inputs, logits, acts, None if ids is None else ids.detach().reshape(-1).cpu(), seconds)
+    return Run(inputs, logits, acts, None if ids is None else ids.detach().reshape(-1).cpu(), seconds, bad)
 
 
 def logp(logits: Any, token: int) -> float:

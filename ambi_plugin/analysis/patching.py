@@ -36,6 +36,7 @@ import numpy as np
 
 from ambi_plugin.analysis.heads import DEFAULT_PATTERN, HeadLayout, head_layout
 from ambi_plugin.analysis.patch_model import (
+    NonFiniteError,
     Patcher,
     PatchingError,
     Run,
@@ -101,33 +102,12 @@ class _State:
         return self.lp_b - self.lp_a
 
 
-def _acts(run: Run, n_layers: int) -> np.ndarray:
-    return np.stack([run.acts[i].detach().cpu().numpy() for i in range(n_layers)])
-
-
-class _Refused(PatchingError):
-    """An item refused after its runs, with its non-finite head map (counted even though the item is refused)."""
-
-    def __init__(self, reason: str, nonfinite: np.ndarray) -> None:
-        super().__init__(reason)
-        self.nonfinite = nonfinite
-
-
-def _heads_text(mask: np.ndarray, limit: int = 6) -> str:
-    found = [f"({layer}, {head})" for layer, head in zip(*np.nonzero(mask))]
-    return ", ".join(found[:limit]) + (f" and {len(found) - limit} more" if len(found) > limit else "")
-
-
 def _prepare(lm, patcher: Patcher, item: PatchItem, layout: HeadLayout, with_star: bool) -> _State | str:
     """Runs A and B, the tokens, AtP (and AtP*); a string = the reason the image is skipped."""
-    run_a = run_prompt(lm, patcher, item.prompt_a, item.images)
-    run_b = run_prompt(lm, patcher, item.prompt_b, item.images)
+    run_a = run_prompt(lm, patcher, item.prompt_a, item.images, "prompt 1")
+    run_b = run_prompt(lm, patcher, item.prompt_b, item.images, "prompt 2")
     if run_a.ids is not None and run_b.ids is not None:
         check_same_token(patcher.pos, run_a.ids, run_b.ids)
-    bad = ~np.isfinite(_acts(run_a, layout.n_layers)).all(-1) | ~np.isfinite(_acts(run_b, layout.n_layers)).all(-1)
-    if not (bool(run_a.logits.isfinite().all()) and bool(run_b.logits.isfinite().all())):
-        heads = f"; heads with NaN/inf outputs at the position: {_heads_text(bad)}" if bad.any() else ""
-        raise _Refused(f"run A or run B gives NaN or infinite logits{heads}", bad)
     b, a = int(run_b.logits.argmax()), int(run_a.logits.argmax())
     lp_a, lp_b = logp(run_a.logits, b), logp(run_b.logits, b)
     if a == b or abs(lp_b - lp_a) < _MIN_GAP:
@@ -135,7 +115,7 @@ def _prepare(lm, patcher: Patcher, item: PatchItem, layout: HeadLayout, with_sta
     gap = lp_b - lp_a
     atp = attribution(lm, patcher, run_a, run_b, b, layout) / gap
     star = grad_drop(lm, patcher, run_a, run_b, b, layout) / abs(gap) if with_star else None
-    return _State(item, run_a, run_b, a, b, lp_a, lp_b, atp, star, bad)
+    return _State(item, run_a, run_b, a, b, lp_a, lp_b, atp, star, run_a.nonfinite | run_b.nonfinite)
 
 
 def _top(values: np.ndarray | None, k: int) -> list[tuple[int, int]]:
@@ -240,7 +220,7 @@ def patch_items(
             state = _prepare(lm, patcher, item, layout, atp_star)
         except (PatchingError, PositionError) as exc:
             refused.append({"id": item.id, "reason": str(exc)})
-            if isinstance(exc, _Refused):
+            if isinstance(exc, NonFiniteError):
                 refused_bad += exc.nonfinite
             continue
         if isinstance(state, str):

@@ -77,13 +77,17 @@ def test_patching_the_planted_head_restores_the_switch(planted, images):
     data = patch_items(lm, _items(images), switch_heads=[PLANTED], draws=5, per_head=[PLANTED, SIBLING, *others],
                        progress=False)  # fmt: skip
     assert remaining_hooks(lm) == []
-    assert data["n_items"] == 3 and data["skipped"] == [] and data["refused"] == [], "the prompts predict different tokens"
+    assert data["n_items"] == 3 and data["skipped"] == [] and data["refused"] == [], (
+        "the prompts predict different tokens"
+    )
     cond = {c["condition"]: c for c in data["conditions"]}
     assert cond["switch heads"]["effect"] == pytest.approx(1.0, abs=1e-3) and cond["switch heads"]["flips"] == 3
     rnd = cond["layer-matched random sets"]
     assert abs(rnd["effect"]) < 1e-3 and rnd["flip_rate"] == 0.0
     perm = data["permutation"]  # one head in layer 2 of 4 heads: 3 layer-matched sets, each patched (exact)
-    assert perm["exact"] and perm["n"] == perm["n_possible"] == 3 and perm["k"] == 0 and perm["p"] == pytest.approx(1 / 4)
+    assert (
+        perm["exact"] and perm["n"] == perm["n_possible"] == 3 and perm["k"] == 0 and perm["p"] == pytest.approx(1 / 4)
+    )
     assert sorted(map(tuple, (h for s in perm["sets"] for h in s))) == [(2, 0), (2, 2), (2, 3)]
     per = {(r["layer"], r["head"]): r for r in data["per_head"]}
     assert per[PLANTED]["effect"] == pytest.approx(1.0, abs=1e-3) and per[PLANTED]["rank_exact"] == 1
