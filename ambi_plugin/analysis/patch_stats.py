@@ -106,14 +106,23 @@ def mean_ci(x: Any, idx: np.ndarray, confidence: float = 0.95) -> dict[str, Any]
     return {"mean": [_num(v) for v in mean], "ci": ci, "n": n_ok.tolist(), "n_nonfinite": (len(x) - n_ok).tolist()}
 
 
-def spearman_ci(a: np.ndarray, b: np.ndarray, idx: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
+def spearman_ci(
+    a: np.ndarray, b: np.ndarray, idx: np.ndarray, confidence: float = 0.95, *, absolute_b: bool = False
+) -> dict[str, Any]:
     """Spearman of the image means of ``a`` and ``b`` (each ``[n, m]`` per image and head, or ``[m]`` fixed across
-    images, e.g. the switching score), with its bootstrap interval over the resamples ``idx``."""
+    images, e.g. the switching score), with its bootstrap interval over the resamples ``idx``; ``absolute_b``: rank
+    ``|mean of b|`` (for a magnitude such as AtP* against a signed effect)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    mean = lambda x, rows=None: x if x.ndim == 1 else _nanmean(x if rows is None else x[rows], 0)  # noqa: E731
-    rho = spearman(mean(a), mean(b))
-    n_heads = int((np.isfinite(mean(a)) & np.isfinite(mean(b))).sum())
-    boot = np.array([spearman(mean(a, rows), mean(b, rows)) for rows in idx]) if len(idx) else np.zeros(0)
+
+    def mean(x: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        return x if x.ndim == 1 else _nanmean(x if rows is None else x[rows], 0)
+
+    def mean_b(rows: np.ndarray | None = None) -> np.ndarray:
+        return np.abs(mean(b, rows)) if absolute_b else mean(b, rows)
+
+    rho = spearman(mean(a), mean_b())
+    n_heads = int((np.isfinite(mean(a)) & np.isfinite(mean_b())).sum())
+    boot = np.array([spearman(mean(a, rows), mean_b(rows)) for rows in idx]) if len(idx) else np.zeros(0)
     return {"rho": _num(rho), "ci": _interval(boot, confidence) if len(boot) else None, "n_heads": n_heads}
 
 

@@ -131,13 +131,15 @@ def summarize(
 
     corr = {"atp_vs_exact": spearman_ci(atp_sel, e_heads, idx, confidence)}
     if star_sel is not None:
-        corr["atp_star_vs_exact"] = spearman_ci(star_sel, e_heads, idx, confidence)
+        corr["atp_star_vs_abs_exact"] = spearman_ci(star_sel, e_heads, idx, confidence, absolute_b=True)
     if scores is not None:
         s = np.asarray(scores, dtype=float)
         corr["s_vs_exact"] = spearman_ci(s[rows, cols] if m else np.zeros(0), e_heads, idx, confidence)
         corr["s_vs_atp"] = spearman_ci(s.reshape(-1), atp.reshape(n, -1), idx, confidence)
     for key, c in corr.items():
         c["over"] = "every head" if key == "s_vs_atp" else "the heads patched one by one"
+        if key == "atp_star_vs_abs_exact":
+            c["note"] = "AtP* is a magnitude: ranked against the size of the exact effect, |effect|"
 
     exact = np.full(shape, np.nan)
     if m:

@@ -97,7 +97,7 @@ def section_data(data: dict, *, category: str = "", folder: str | Path = "", plo
                           *([_ci(r.get("atp_star"), r.get("atp_star_ci"), n)] if star else []),
                           _ci(r.get("effect"), r.get("ci"), n), str(r.get("rank_exact", "")),
                           f"{r.get('flips', 0)} of {r.get('n_flip_known', n)}", str(bad)])  # fmt: skip
-    names = {"atp_vs_exact": "AtP vs exact", "atp_star_vs_exact": "AtP* vs exact", "s_vs_exact": "s vs exact",
+    names = {"atp_vs_exact": "AtP vs exact", "atp_star_vs_abs_exact": "AtP* vs |exact|", "s_vs_exact": "s vs exact",
              "s_vs_atp": "s vs AtP"}  # fmt: skip
     rank_rows = [[names.get(k, k), _ci(v.get("rho"), v.get("ci"), n, 2), str(v.get("n_heads", "")), v.get("over", "")]
                  for k, v in (data.get("spearman") or {}).items() if isinstance(v, dict)]  # fmt: skip

@@ -23,6 +23,16 @@ from .tiny_models import PLANTED, save_planted_qwen
 SIBLING = (PLANTED[0], PLANTED[1] ^ 1)  # 4 query heads on 2 K/V heads: heads 0 and 1 share one
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 def test_spearman_on_known_inputs():
     from scipy.stats import spearmanr
 
@@ -126,7 +136,7 @@ def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, 
     assert remaining_hooks(lm) == []
 
 
-def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_path):
+def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_path, capsys):
     from ambi_plugin.cli.switch_heads import cmd_patch, cmd_scores
 
     _, lm = planted
@@ -143,7 +153,12 @@ def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_
     args = argparse.Namespace(out=str(out), category=["bistable"], records=str(recs), heads=None, position=None,
                               per_head_k=0, all_heads=False, atp_star=False, draws=10, seed=0, n_boot=200,
                               limit=None, model="qwen2_5_vl", model_args="")  # fmt: skip
+    capsys.readouterr()
     assert cmd_patch(args, lm) == 0
+    printed = capsys.readouterr().out
+    cost = printed.index("every head one by one + the switch set")  # --per-head-k 0: the cost first, then the table
+    assert "forward passes x" in printed[cost:] and " s per pass (measured on this model)" in printed[cost:]
+    assert cost < printed.index("Activation patching on")
     data = json.loads((out / "patching_bistable.json").read_text())
     n_switched = sum(it["switched"] for it in json.loads((out / "bistable" / "capture.json").read_text())["items"])
     assert data["n_items"] + len(data["skipped"]) == n_switched >= 1
@@ -169,3 +184,14 @@ def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_
     assert "| (2, 1) | all |" in text and "Rank agreement (Spearman)" in text
     assert (tmp_path / "rep" / "plots" / "patching_0_bistable.png").read_bytes()[:4] == b"\x89PNG"
     assert "](plots/patching_0_bistable.png)" in text
+    # the same section, as data, in report.json: one dict per category (what the HTML renders too)
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--format", "json", "--quiet"]) == 0
+    (section,) = json.loads((tmp_path / "rep" / "report.json").read_text())["switch_heads"]
+    assert set(section) == {"category", "folder", "model", "plot", "headline", "scope", "tables", "permutation",
+                            "notes", "skipped", "refused"}  # fmt: skip
+    assert [t["key"] for t in section["tables"]] == ["conditions", "heads", "rank_agreement"]
+    heads = section["tables"][1]
+    assert len(heads["rows"]) == 16 and all(len(r) == len(heads["columns"]) for r in heads["rows"])
+    assert section["permutation"]["p"] == pytest.approx(
+        (section["permutation"]["k"] + 1) / (section["permutation"]["n"] + 1)
+    )
