@@ -25,7 +25,9 @@ def _load(args: argparse.Namespace):
 
 def cmd_capture(args: argparse.Namespace, lm=None) -> int:
     from ambi_plugin.analysis.collect import capture_category, load_items, records_name
+    from ambi_plugin.analysis.positions import paired_position
 
+    paired_position(args.position)  # a position that cannot mean the same in both prompts: said before loading
     lm = lm or _load(args)
     for category in args.category or CATEGORIES:
         records = load_items(args.records, category)
@@ -293,11 +295,14 @@ def cmd_patch(args: argparse.Namespace, lm=None) -> int:
             print(f"{category}: no switched image to patch; skipped")
             continue
         lm = lm or _load(args)
-        data = patch_items(lm, items, switch_heads=spec.heads, position=position,
-                           scores=None if scores is None else scores.s, top_k=args.per_head_k,
-                           all_heads=args.all_heads or args.per_head_k == 0, atp_star=args.atp_star,
-                           draws=args.draws, seed=args.seed, n_boot=args.n_boot,
-                           say=lambda msg, c=category: print(f"{c}: {msg}"))  # fmt: skip
+        try:
+            data = patch_items(lm, items, switch_heads=spec.heads, position=position,
+                               scores=None if scores is None else scores.s, top_k=args.per_head_k,
+                               all_heads=args.all_heads or args.per_head_k == 0, atp_star=args.atp_star,
+                               draws=args.draws, seed=args.seed, n_boot=args.n_boot,
+                               say=lambda msg, c=category: print(f"{c}: {msg}"))  # fmt: skip
+        except PatchingError as exc:
+            raise SystemExit(f"switch-heads patch: {category}: {exc}") from None
         data = {"category": category, "model": args.model, "heads_file": str(heads_file),
                 "ids_not_in_records": missing, **data}  # fmt: skip
         (out / f"patching_{category}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
