@@ -86,6 +86,16 @@ def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
     return np.divide(total, n, out=np.full(np.shape(total), np.nan), where=n > 0)
 
 
+def _boot_means(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The mean of the finite values of ``x`` (``[n]`` or ``[n, m]``) in each resample of ``idx`` (``[B, n]``), as
+    ``[B]`` or ``[B, m]``: through how often each image is drawn, so memory stays ``B x m`` (not ``B x n x m``)."""
+    n = x.shape[0]
+    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(float)  # [B, n]
+    ok = np.isfinite(x)
+    total, used = counts @ np.where(ok, x, 0.0), counts @ ok.astype(float)
+    return np.divide(total, used, out=np.full(total.shape, np.nan), where=used > 0)
+
+
 def mean_ci(x: Any, idx: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
     """The mean over images (axis 0; non-finite values left out and counted) of ``x`` (``[n]`` or ``[n, m]``) with its
     bootstrap interval from the resamples ``idx``: ``{"mean", "ci", "n", "n_nonfinite"}`` (lists for ``[n, m]``)."""
@@ -93,7 +103,7 @@ def mean_ci(x: Any, idx: np.ndarray, confidence: float = 0.95) -> dict[str, Any]
     mean = _nanmean(x, 0)
     n_ok = np.isfinite(x).sum(0)
     if len(idx):
-        boot = _nanmean(x[idx], 1)  # [B] or [B, m]
+        boot = _boot_means(x, idx)  # [B] or [B, m]
         ci = (
             _interval(boot, confidence)
             if x.ndim == 1
@@ -114,15 +124,18 @@ def spearman_ci(
     ``|mean of b|`` (for a magnitude such as AtP* against a signed effect)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
 
-    def mean(x: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        return x if x.ndim == 1 else _nanmean(x if rows is None else x[rows], 0)
+    def means(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The image mean and the resamples' means (``[B, m]``); a map fixed across images stays as it is."""
+        if x.ndim == 1:
+            return x, np.broadcast_to(x, (len(idx), x.size))
+        return _nanmean(x, 0), (_boot_means(x, idx) if len(idx) else np.zeros((0, x.shape[1])))
 
-    def mean_b(rows: np.ndarray | None = None) -> np.ndarray:
-        return np.abs(mean(b, rows)) if absolute_b else mean(b, rows)
-
-    rho = spearman(mean(a), mean_b())
-    n_heads = int((np.isfinite(mean(a)) & np.isfinite(mean_b())).sum())
-    boot = np.array([spearman(mean(a, rows), mean_b(rows)) for rows in idx]) if len(idx) else np.zeros(0)
+    (ma, ba), (mb, bb) = means(a), means(b)
+    if absolute_b:
+        mb, bb = np.abs(mb), np.abs(bb)
+    rho = spearman(ma, mb)
+    n_heads = int((np.isfinite(ma) & np.isfinite(mb)).sum())
+    boot = np.array([spearman(ra, rb) for ra, rb in zip(ba, bb)]) if len(idx) else np.zeros(0)
     return {"rho": _num(rho), "ci": _interval(boot, confidence) if len(boot) else None, "n_heads": n_heads}
 
 
