@@ -73,8 +73,12 @@ def cmd_scores(args: argparse.Namespace) -> int:
         print(f"{category}: {scores.n_images} switched images; {sparsity['n_selected']} switch heads ({sparsity['rule']}); "
               f"{paths['json']}, {png}")  # fmt: skip
         if scores.n_excluded_pairs:
-            print(f"{category}: {scores.n_excluded_pairs} (image, head) pairs with a zero or near-zero vector left out; "
-                  f"{sparsity['n_heads_unscored']} heads have no score")  # fmt: skip
+            print(f"{category}: {scores.n_excluded_pairs} (image, head) pairs with a zero, near-zero or NaN/inf vector "
+                  f"left out; {sparsity['n_heads_unscored']} heads have no score")  # fmt: skip
+        if scores.n_nonfinite_pairs:
+            worst = ", ".join(f"({h['layer']}, {h['head']}) x{h['pairs']}" for h in scores.nonfinite_heads()[:8])
+            print(f"{category}: warning: {scores.n_nonfinite_pairs} of them hold NaN/inf activations (float16 overflow? "
+                  f"capture with --store-dtype bfloat16 or float32): {worst}")  # fmt: skip
     if not maps:
         raise SystemExit(
             f"no capture under {out} (expected {out}/<category>/activations.npz): run `ambi switch-heads capture`"

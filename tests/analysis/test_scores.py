@@ -191,3 +191,25 @@ def test_one_nan_or_inf_neither_disables_nor_widens_the_near_zero_test_and_is_co
     assert data["nonfinite_heads"] == [{"layer": 0, "head": 1, "pairs": 1}, {"layer": 1, "head": 0, "pairs": 1}]
     assert data["sparsity"]["n_nonfinite_pairs"] == 2 and data["n_excluded_pairs"] == 3
     assert load_scores(tmp_path / "scores_bistable.json").n_nonfinite_pairs == 2
+
+
+def test_scores_command_reports_nan_and_inf_heads(tmp_path, capsys):
+    """`ambi switch-heads scores` on a capture holding an inf (float16 overflow) and a NaN: said, named, counted."""
+    import argparse
+
+    from ambi_plugin.cli.switch_heads import cmd_scores
+
+    rng = np.random.default_rng(3)
+    pre, post = rng.normal(size=(3, 2, 4, 5)).astype(np.float32), rng.normal(size=(3, 2, 4, 5)).astype(np.float32)
+    pre[0, 1, 2, 0], post[2, 1, 2, 3], post[1, 0, 0, 1] = np.inf, np.nan, np.inf
+    folder = tmp_path / "bistable"
+    folder.mkdir()
+    np.savez(folder / "activations.npz", ids=np.array(["a", "b", "c"]), pre=pre, post=post, dtype="float32",
+             switched=np.ones(3, bool), correct=np.ones(3, bool))  # fmt: skip
+    args = argparse.Namespace(out=str(tmp_path), category=["bistable"], k=5, threshold=0.8, top_fraction=0.01,
+                              max_fraction=0.5)  # fmt: skip
+    assert cmd_scores(args) == 0
+    out = capsys.readouterr().out
+    assert "3 of them hold NaN/inf activations" in out and "(1, 2) x2, (0, 0) x1" in out
+    data = json.loads((tmp_path / "scores_bistable.json").read_text())
+    assert data["n_nonfinite_pairs_total"] == 3 and data["n_pairs"][1][2] == 1 and data["s"][1][2] is not None
