@@ -204,11 +204,13 @@ def patch_items(
     switch = sorted({tuple(map(int, h)) for h in switch_heads})
     if not switch:
         raise PatchingError("no switch heads to patch (the heads file names none)")
-    outside = [h for h in switch if not (0 <= h[0] < layout.n_layers and 0 <= h[1] < layout.n_heads)]
+    named = [*switch, *(tuple(map(int, h)) for h in per_head or ())]
+    outside = [h for h in named if not (0 <= h[0] < layout.n_layers and 0 <= h[1] < layout.n_heads)]
     if outside:
-        raise PatchingError(
-            f"switch head {outside[0]} is outside the model's {layout.n_layers} x {layout.n_heads} heads"
-        )
+        raise PatchingError(f"head {outside[0]} is outside the model's {layout.n_layers} x {layout.n_heads} heads")
+    if scores is not None and np.shape(scores) != layout.shape:
+        raise PatchingError(f"the switching scores are {np.shape(scores)} (layers x heads), the model has "
+                            f"{layout.shape}: scores of another model? Re-run `ambi switch-heads scores`")  # fmt: skip
     patcher = Patcher(lm, layout, pos, pattern)
     kept: list[_State] = []
     skipped: list[dict[str, str]] = []

@@ -133,3 +133,10 @@ def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, im
                for r in data["refused"])  # fmt: skip
     bad = np.array(data["nonfinite_activations"]["per_head"])
     assert bad[3, 2] == bad[3, 3] == 3 and bad.sum() == 6 and data["nonfinite_activations"]["heads"] == 2
+
+
+def test_settings_that_do_not_fit_the_model_are_said(lm, images):
+    with pytest.raises(ValueError, match=r"head \(4, 0\) is outside the model's 4 x 8 heads"):
+        patch_items(lm, [_item(0, images[0])], switch_heads=[(4, 0)], draws=0, **QUIET)
+    with pytest.raises(ValueError, match=r"switching scores are \(4, 4\).*the model has \(4, 8\)"):
+        patch_items(lm, [_item(0, images[0])], switch_heads=[(1, 1)], scores=np.zeros((4, 4)), draws=0, **QUIET)
