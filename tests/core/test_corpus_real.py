@@ -3,8 +3,9 @@
 1,242 replies that other benchmarks' authors released, labelled by hand with what each commits to. Per answer
 format the parsers must read at least 97% of them as labelled, and read an answer into at most 2% of the replies
 labelled ``null`` (a score taken from a reply that gave none is the worst error). True/false is held to 97% on the
-200 replies sampled without skew; over all 260 (60 drawn from replies with no "true"/"false" word, most of them
-chains of thought cut off before a verbal verdict) it stays at 85% or more, never reading a wrong answer.
+200 replies sampled without skew (197 read); over all 260 (60 drawn from replies with no "true"/"false" word, most
+of them chains of thought cut off by the output limit, whose verdict is only implied by their evidence) it reads
+235 (90.4%) and is held to 90%, never reading a wrong answer.
 ``bench/bench_parsing_real.py`` puts the same counts next to lmms-eval's and VLMEvalKit's extractors.
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from support.corpus_real import FORMATS, load, markdown_row, ours, tally
 
-FLOOR = {"letter": 0.97, "letter_set": 0.97, "yes_no": 0.97, "object": 0.97, "true_false": 0.85}
+FLOOR = {"letter": 0.97, "letter_set": 0.97, "yes_no": 0.97, "object": 0.97, "true_false": 0.90}
 
 
 @pytest.fixture(scope="module")

@@ -102,7 +102,7 @@ def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = No
         return Parsed(values.pop(), True, "hedged") if len(values) == 1 else _fail("uncertain")
     if question and not any(not _determiner_no(s, pos) for pos, _ in found):
         long = len(re.findall(r"[.!?](?:\s|$)|\n", s.strip())) > 3  # a chain of thought: its conclusions decide
-        restated = restated_verdict(s, question, conclusions_only=long)
+        restated = restated_verdict(s, question, conclusions_only=long, statement=kind == "true_false")
         if restated is not None:
             return Parsed(restated, True, "restated")
     for vocab in _BOOL_VOCAB[kind]:
