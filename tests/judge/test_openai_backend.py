@@ -10,6 +10,7 @@ import pytest
 from support.chat_server import Reply
 
 from ambi_plugin.judge import FatalJudgeError
+from ambi_plugin.judge import templates as T
 
 Q = "There is a visual illusion in the image."
 
@@ -175,7 +176,7 @@ def test_info_names_backend_model_rounds_templates(serve, llm_judge):
     info = judge.info()
     assert (info["backend"], info["model"], info["rounds"]) == ("openai", "judge-model", 3)
     assert info["rounds_used"] == {"ambibench_set_match": {"3": 1}, "illusionbench_true_false": {"5": 1}}
-    assert info["base_url"] == srv.url and len(info["templates"]) == 5
+    assert info["base_url"] == srv.url and info["templates"] == T.template_hashes()
     assert info["settings"]["api_key"] is None
 
 
