@@ -76,11 +76,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
 
 
 def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
-    from ambi_plugin.benchmarks.registry import REGISTRY
+    from ambi_plugin.benchmarks.registry import entries
     from ambi_plugin.core.schema import TASK_TYPES
 
     b = p["build"]
-    b.add_argument("benchmark", choices=sorted(REGISTRY), help="the benchmark to build")
+    b.add_argument("benchmark", choices=sorted(entries()), help="the benchmark to build")
     b.add_argument(
         "--source",
         default=None,

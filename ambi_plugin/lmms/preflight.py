@@ -131,17 +131,18 @@ def _fix_for_source(dataset_path: str, message: str) -> str:
         return "ambi synth --out DIR, then export AMBI_SYNTH_DIR=DIR (or unset AMBI_SYNTH_DIR to build the default)"
     if source == "local":
         return "export AMBI_DATA_DIR=<folder holding <name>.jsonl and its images>"
+    from ambi_plugin.benchmarks.registry import of_source
     from ambi_plugin.benchmarks.release import fetch_command
-    from ambi_plugin.data.status import HUB_SOURCES, LOCAL_ONLY
 
-    var = f"AMBI_{source.upper()}_DIR"
-    if source in HUB_SOURCES:
-        fetch = " and ".join(fetch_command(repo) for repo in HUB_SOURCES[source])
+    entry = of_source(source)  # the benchmark's registry entry says how to get it
+    var = entry.data_var if entry is not None else f"AMBI_{source.upper()}_DIR"
+    if entry is not None and entry.fetch_hint:
+        return entry.fetch_hint.format(var=var)
+    if entry is not None and entry.hub:
+        fetch = " and ".join(fetch_command(h.repo) for h in entry.hub)
         return f"{fetch} (then rerun), or export {var}=<the release as downloaded, folder or zip>; see: ambi data"
-    if source == "viabench":
-        return f"ambi viabench import --json val/val.json --images val/images --out DIR, then export {var}=DIR"
-    if source in LOCAL_ONLY:
-        return f"export {var}=<local copy>: {LOCAL_ONLY[source]}"
+    if entry is not None and entry.local_only:
+        return f"export {var}=<local copy>: {entry.local_only}"
     return f"export {var}=<local copy>; see: ambi data"
 
 
