@@ -64,6 +64,13 @@ def data_dir(benchmark: str) -> Path | None:
     return Path(str(val)).expanduser() if val else None
 
 
+def data_dir_origin(benchmark: str) -> str | None:
+    """Where the local copy of :func:`data_dir` is configured: ``AMBI_<NAME>_DIR`` or ``data.<name> in <file>``."""
+    if os.environ.get(f"AMBI_{benchmark.upper()}_DIR"):
+        return f"AMBI_{benchmark.upper()}_DIR"
+    return f"data.{benchmark} in {config_path()}" if section("data").get(benchmark) else None
+
+
 def strict_mode() -> bool:
     """``$AMBI_STRICT`` (1/true/yes), else ``strict`` in the ambi config; default off: a bad row or unreadable item
     stops the run instead of being skipped and counted."""

@@ -53,13 +53,15 @@ def main() -> int:
     ap.add_argument("--model", default=None)
     ap.add_argument("--api-key-env", default="AMBI_JUDGE_API_KEY", help="the variable holding the server's key")
     ap.add_argument("--all", action="store_true", help="send every response, also those the rules read")
+    ap.add_argument("--cache", default=None, help="the judge cache file (default: none, every reply asked afresh)")
     args = ap.parse_args()
 
     from ambi_plugin.judge import JudgeSettings, make_judge
 
     if args.base_url:
         settings = JudgeSettings(backend="openai", model=args.model or "judge", base_url=args.base_url,
-                                 api_key=os.environ.get(args.api_key_env) or None)  # fmt: skip
+                                 api_key=os.environ.get(args.api_key_env) or None, cache=args.cache is not None,
+                                 cache_path=args.cache)  # fmt: skip
     else:
         settings = JudgeSettings(backend="offline")
     judge = make_judge(settings)

@@ -11,6 +11,11 @@ refuses the archive, naming it and the limit, when
 
 A 2 MB zip that inflates to 2 GiB (a ratio of 1000) is refused before anything is written. Sizes are the
 ones the zip declares; Python's reader never returns more than an entry declares, so they bound what is written.
+
+Every zip we open goes through these limits: a release zip (:func:`ambi_plugin.benchmarks.release.unpack_zip`),
+a zip inside it (checked when it is unpacked, before the unpack is kept), and a zip a loader reads in place
+(IllusionBench's ``IllusionDataset.zip``, :func:`check_zip`, before a byte of it is copied). A file that is not a zip
+at all is named with what to do (:class:`NotAZip`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ RATIO_FLOOR = 16 << 20  # the ratio is checked for sizes above this (bytes)
 
 class ArchiveRefused(ValueError):
     """The archive is over a limit (names the archive, the limit and the variable that changes it)."""
+
+
+class NotAZip(ValueError):
+    """A file read as a zip is not one (names the file)."""
 
 
 def _limit(name: str, default: float) -> float:
@@ -83,4 +92,22 @@ def members_to_unpack(zf: zipfile.ZipFile, archive: str | Path) -> list[zipfile.
     return chosen
 
 
-__all__ = ["ArchiveRefused", "READ_SUFFIXES", "is_read", "members_to_unpack"]
+def open_zip(archive: str | Path) -> zipfile.ZipFile:
+    """``archive`` opened for reading; a file that is not a zip (or a torn one) raises :class:`NotAZip` naming it."""
+    try:
+        return zipfile.ZipFile(archive)
+    except zipfile.BadZipFile as exc:
+        size = Path(archive).stat().st_size if Path(archive).is_file() else 0
+        raise NotAZip(
+            f"{archive} is not a zip file ({exc}; {size} bytes). A release read as a zip must be the archive as "
+            "downloaded, complete: download it again, or unpack it and point at the folder"
+        ) from None
+
+
+def check_zip(archive: str | Path) -> None:
+    """Refuse ``archive`` (:class:`ArchiveRefused`) when what a loader reads of it is over the limits."""
+    with open_zip(archive) as zf:
+        members_to_unpack(zf, archive)
+
+
+__all__ = ["ArchiveRefused", "NotAZip", "READ_SUFFIXES", "check_zip", "is_read", "members_to_unpack", "open_zip"]

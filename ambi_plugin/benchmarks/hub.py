@@ -23,6 +23,8 @@ class DataUnavailableError(RuntimeError):
 
 
 _FAILED: dict[str, str] = {}
+# the limits a conversion applies to each row (benchmarks/rows.py, core/images.py): part of every conversion's key
+LIMITS = ("AMBI_MAX_TEXT_CHARS", "AMBI_MAX_IMAGE_PIXELS")
 
 
 def load_hub_dataset(source: str, *, benchmark: str):
@@ -58,8 +60,9 @@ def source_key(*parts: str, read: Iterable[str | os.PathLike] = ()) -> str:
     looked up on disk: an unset option (``""``) is the empty text, not the current folder. ``read`` lists the files
     and folders the conversion reads (absolute paths): a file adds its size and modification time, a folder those of
     every file below it, so an edited copy is converted again. No other file is looked at, so the key does not depend
-    on the folder a run is started from."""
+    on the folder a run is started from. The row limits (:data:`LIMITS`) are part of every key."""
     items = [str(p) for p in parts]
+    items += [f"{var}={os.environ.get(var, '')}" for var in LIMITS]  # a bad row under one limit may load under another
     for entry in read:
         path = Path(entry)
         if not str(entry) or not path.is_absolute():

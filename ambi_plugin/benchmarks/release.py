@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,18 +233,21 @@ def hub_snapshot(repo_id: str, *, benchmark: str, revision: str | None = None, p
 
 def unpack_zip(archive: str | Path, *, benchmark: str) -> Path:
     """A zip's content, unpacked once into the cache: only the files a loader reads, within the limits of
-    :mod:`ambi_plugin.benchmarks.archives` (size, compression ratio); a refused or failed unpack leaves nothing."""
-    from ambi_plugin.benchmarks.archives import members_to_unpack
+    :mod:`ambi_plugin.benchmarks.archives` (size, compression ratio), a zip inside it within the same limits; a
+    refused or failed unpack leaves nothing. A file that is not a zip raises
+    :class:`~ambi_plugin.benchmarks.archives.NotAZip` naming it."""
+    from ambi_plugin.benchmarks.archives import check_zip, members_to_unpack, open_zip
     from ambi_plugin.benchmarks.hub import benchmark_cache, materialize, source_key
 
     archive = Path(archive)
     out = benchmark_cache(benchmark, "zip-" + source_key(str(archive.resolve()), read=[archive.resolve()]))
     if not (out / ".complete").is_file():
-        with zipfile.ZipFile(archive) as zf:
+        with open_zip(archive) as zf:
             members_to_unpack(zf, archive)  # refused before the cache folder is made
 
     def build(tmp: Path) -> None:
-        with zipfile.ZipFile(archive) as zf:
+        inner: list[Path] = []
+        with open_zip(archive) as zf:
             for info in members_to_unpack(zf, archive):
                 parts = Path(info.filename).parts
                 dst = tmp / Path(*parts)
@@ -253,15 +255,24 @@ def unpack_zip(archive: str | Path, *, benchmark: str) -> Path:
                 with zf.open(info) as src, dst.open("wb") as fh:
                     while chunk := src.read(1 << 20):
                         fh.write(chunk)
+                if dst.suffix.lower() == ".zip":
+                    inner.append(dst)
+        for path in inner:  # a zip inside: the same limits, or nothing of this unpack is kept
+            try:
+                check_zip(path)
+            except ValueError as exc:
+                raise type(exc)(f"{archive}, inside it: {exc}".replace(str(tmp) + "/", "")) from None
 
     return materialize(out, build)
 
 
 def zip_members(archive: str | Path) -> tuple[dict[str, str], int]:
     """{file name: member path} of the images in a zip, and how many macOS ``._`` / ``__MACOSX`` entries it holds."""
+    from ambi_plugin.benchmarks.archives import open_zip
+
     names: dict[str, str] = {}
     junk = 0
-    with zipfile.ZipFile(archive) as zf:
+    with open_zip(archive) as zf:
         for info in zf.infolist():
             parts = Path(info.filename).parts
             if info.is_dir() or not parts:

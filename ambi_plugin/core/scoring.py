@@ -22,7 +22,8 @@ Metric names (see ``METRICS_BY_TYPE``):
 ``na_rate``               illusion items answered neither way (an unreadable reply included: the
                           three rates sum to 1)
 ``control_acc``           accuracy on the no-illusion control items
-``unparsed_rate``         fraction of responses no parser could read
+``unparsed_rate``         fraction of responses no parser could read (items whose image could not be read,
+                          ``item_error``, are item errors only: in neither count)
 ``unparsed``              number of responses no parser could read (their ids and texts: the results
                           JSON's ``ambi_plugin.unparsed`` section, ``ambi results``)
 ``judge_errors``          open, region, description: number of items whose judge verdict could not
@@ -353,8 +354,14 @@ def _acc(items: list[dict]) -> float:
     return _mean([1.0 if it.get("correct") else 0.0 for it in items])
 
 
+def _answered(items: list[dict]) -> list[dict]:
+    """The items the model was shown: an item error (its image could not be read, ``item_error``) is counted as an
+    item error only, never also as an unparsed answer."""
+    return [it for it in items if not it.get("item_error")]
+
+
 def _unparsed(items: list[dict]) -> float:
-    return _mean([0.0 if it.get("parsed") else 1.0 for it in items])
+    return _mean([0.0 if it.get("parsed") else 1.0 for it in _answered(items)])
 
 
 def _fp_ratio(items: list[dict]) -> float:
@@ -385,7 +392,7 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "acc": _acc,
     "exact_match": _acc,
     "unparsed_rate": _unparsed,
-    "unparsed": lambda items: float(sum(1 for it in items if not it.get("parsed"))),
+    "unparsed": lambda items: float(sum(1 for it in _answered(items) if not it.get("parsed"))),
     "fp_ratio": _fp_ratio,
     "ap50": _ap,
     "ap50_single": lambda items: _ap([it for it in items if it.get("group") == "single"]),

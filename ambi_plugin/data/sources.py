@@ -126,10 +126,20 @@ def _benchmark_root(name: str) -> Path:
     if local is not None:
         reader = entry.local if entry is not None else None
         if reader is not None:  # the release as downloaded (folder or zip) is converted; a canonical copy is used
+            from ambi_plugin.benchmarks.archives import NotAZip
+
             try:
                 return _usable(reader(local), name, configured=local)
             except FileNotFoundError as exc:
                 raise DatasetSpecError(str(exc)) from None
+            except NotAZip as exc:  # name the variable that points at it, and the file
+                from ambi_plugin.config import data_dir_origin
+
+                where = f"the local copy of {name} ({data_dir_origin(name)}={local})"
+                text = str(exc)
+                raise DatasetSpecError(
+                    f"{where} {text[len(str(local)) + 1 :]}" if text.startswith(f"{local} ") else f"{where}: {text}"
+                ) from None
         if not local.is_dir():
             raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
         return _usable(local, name)

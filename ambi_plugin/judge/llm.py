@@ -4,8 +4,10 @@ For one judgement of k rounds, round r's reply is looked up in the cache under (
 parameters, prompt, r); a miss asks the backend (several rounds in parallel, within the backend's
 concurrency bound). A reply the reader cannot read is asked again up to ``parse_retries`` times; the
 last reply is cached either way (``ok`` flag). A round with no reply at all (transport retries
-exhausted) votes for nothing and is not cached. Identical requests in flight at the same time in
-one process are sent once.
+exhausted, a reply body over the size limit, a judge that stopped answering) votes for nothing and is not cached.
+Identical requests in flight at the same time in one process are sent once. A reply longer than 16,000 characters is
+read, cached and logged as its last 16,000 (think blocks dropped first) after a note saying so
+(:func:`~ambi_plugin.judge.verdicts.bound_reply`; counted as ``replies_cut``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from ambi_plugin.judge.base import Judge
 from ambi_plugin.judge.cache import JudgeCache, cache_key
 from ambi_plugin.judge.settings import JudgeSettings
 from ambi_plugin.judge.transport import TransportError
-from ambi_plugin.judge.verdicts import read_binary_digit, read_extraction, read_option, read_rating, read_true_false
+from ambi_plugin.judge.verdicts import (
+    bound_reply,
+    read_binary_digit,
+    read_extraction,
+    read_option,
+    read_rating,
+    read_true_false,
+)
 from ambi_plugin.judge.voting import Choice, Extraction, Score, Verdict
 
 V = TypeVar("V")
@@ -58,7 +67,8 @@ class LLMJudge(Judge):
             hit = self.cache.get(key)
             if hit is not None:
                 self.counters.add("cache_hits")
-                return hit.reply, reader(hit.reply)
+                reply = bound_reply(hit.reply)[0]  # a reply cached whole by an older version: kept bounded
+                return reply, reader(reply)
         with self._inflight_lock:
             fut = self._inflight.get(key)
             owner = fut is None
@@ -94,6 +104,9 @@ class LLMJudge(Judge):
             except TransportError as exc:
                 self.counters.add("no_reply")
                 return f"<no reply: {exc}>", None
+            reply, cut = bound_reply(reply)  # what is read, cached and logged: at most STORED_CHARS, noted
+            if cut:
+                self.counters.add("replies_cut")
             value = reader(reply)
             if value is not None:
                 break

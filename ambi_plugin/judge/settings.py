@@ -4,7 +4,8 @@ Order (first that sets a field wins, field by field):
 
 1. environment: ``AMBI_JUDGE_BACKEND``, ``AMBI_JUDGE_MODEL``, ``AMBI_JUDGE_BASE_URL``, ``AMBI_JUDGE_API_KEY``,
    ``AMBI_JUDGE_ROUNDS``, ``AMBI_JUDGE_TEMPERATURE``, ``AMBI_JUDGE_MAX_TOKENS``, ``AMBI_JUDGE_TIMEOUT``,
-   ``AMBI_JUDGE_CONCURRENCY``, ``AMBI_JUDGE_RETRIES``, ``AMBI_JUDGE_CACHE`` (``0`` turns the cache off);
+   ``AMBI_JUDGE_CONCURRENCY``, ``AMBI_JUDGE_RETRIES``, ``AMBI_JUDGE_CACHE`` (``0`` turns the cache off),
+   ``AMBI_JUDGE_MAX_REPLY_MB``, ``AMBI_JUDGE_MAX_CONSECUTIVE_TIMEOUTS``;
    for the ``openai`` backend, ``OPENAI_BASE_URL`` (or ``OPENAI_API_BASE``, ``OPENAI_API_URL``) and
    ``OPENAI_API_KEY`` fill a base URL or key still missing;
 2. the ``judge:`` section of the ambi config file (``ambi_plugin.config``; same keys, lower case);
@@ -48,6 +49,8 @@ class JudgeSettings:
     retries: int = 5  # transport retries (timeouts, 429, 5xx)
     parse_retries: int = 2  # extra requests when a reply cannot be read
     backoff: float = 0.5  # first backoff in seconds, doubled per retry (with jitter), capped at 30 s
+    max_reply_mb: float = 4.0  # openai: a reply body over this many MB is not read (that round: a judge error)
+    max_consecutive_timeouts: int = 10  # openai: after this many timeouts in a row, no more requests (0: never)
     cache: bool = True
     cache_path: str | None = None
     device_map: str | None = "auto"  # hf
@@ -67,6 +70,12 @@ class JudgeSettings:
                 raise JudgeConfigError(f"judge `{name}` must be >= 0, got {getattr(self, name)!r}")
         if self.timeout <= 0:
             raise JudgeConfigError(f"judge `timeout` must be > 0 seconds, got {self.timeout!r}")
+        if self.max_reply_mb <= 0:
+            raise JudgeConfigError(f"judge `max_reply_mb` must be > 0 (megabytes), got {self.max_reply_mb!r}")
+        if int(self.max_consecutive_timeouts) < 0:
+            raise JudgeConfigError(
+                f"judge `max_consecutive_timeouts` must be >= 0 (0: never stop), got {self.max_consecutive_timeouts!r}"
+            )
         if self.backend in ("openai", "hf") and not self.model:
             example = "gpt-4.1-mini" if self.backend == "openai" else "/models/Qwen3-30B-A3B"
             raise JudgeConfigError(

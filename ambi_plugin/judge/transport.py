@@ -57,6 +57,51 @@ def with_retries(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+class CircuitBreaker:
+    """Stops a run's requests to a judge that accepts connections and never answers.
+
+    Without it every judgement waits ``retries + 1`` timeouts (6 x 60 s by default), for every item of the run. After
+    ``limit`` timeouts in a row (any thread; an HTTP response of any status resets the count) the breaker opens:
+    :meth:`check` raises :class:`TransportError` with the reason, so every later request of the process is a judge
+    error at once, and one line on stderr says so. ``limit`` 0 never opens."""
+
+    def __init__(self, limit: int, what: str, timeout: float) -> None:
+        self.limit = int(limit)
+        self.what = what  # "the judge at <url> (model <m>)"
+        self.timeout = float(timeout)
+        self._lock = threading.Lock()
+        self._streak = 0
+        self.reason: str | None = None
+
+    def check(self) -> None:
+        """Before a request: raise :class:`TransportError` once the breaker is open."""
+        if self.reason is not None:
+            raise TransportError(self.reason)
+
+    def answered(self) -> None:
+        with self._lock:
+            self._streak = 0
+
+    def timed_out(self) -> None:
+        with self._lock:
+            self._streak += 1
+            opens = bool(self.limit) and self._streak >= self.limit and self.reason is None
+            if opens:
+                self.reason = (
+                    f"judge stopped: {self.what} timed out {self._streak} times in a row ({self.timeout:g} s each), "
+                    "so no more requests are sent this run"
+                )
+        if opens:
+            import sys
+
+            print(
+                f"ambi-plugin: {self.reason}; every judgement left is a judge error "
+                f"(AMBI_JUDGE_MAX_CONSECUTIVE_TIMEOUTS={self.limit}; check the server, or raise AMBI_JUDGE_TIMEOUT)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
 class Counters:
     """Thread-safe counters of what a backend did (requests, retries, failures)."""
 

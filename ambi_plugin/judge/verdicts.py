@@ -14,6 +14,7 @@ unreadable round (retried, then counted as a judge error), never a silent right 
 
 Reasoning models' ``<think>...</think>`` blocks are dropped before reading, in time linear in the reply's
 length (a reply of 1 MB of ``<think>`` is read in milliseconds), and only the last 4,000 characters are read.
+:func:`bound_reply` keeps a long reply's last 16,000 characters for the cache and the samples, with a note.
 """
 
 from __future__ import annotations
@@ -38,6 +39,23 @@ def clean_reply(reply: Any) -> str:
         text = tail
     text = text.replace("**", "").replace("__", "").replace("`", "")
     return text.strip()[-_MAX:]
+
+
+STORED_CHARS = 16_000  # the most that is kept of a reply (cache, samples): four times what the readers read
+CUT_NOTE = "<think>[ambi-plugin: reply of {n} characters cut to its last {kept} (think blocks dropped first)]</think>"
+_NOTE_ROOM = 160  # CUT_NOTE's length, with room to spare
+
+
+def bound_reply(reply: str, keep: int = STORED_CHARS) -> tuple[str, bool]:
+    """``(reply, False)`` when it is at most ``keep`` characters long; else ``(cut, True)``, at most ``keep`` long:
+    a note saying so, in a think block (the readers drop it), then the reply's last characters without its think
+    blocks. The readers read the cut reply as they read the whole one: only its last 4,000 characters."""
+    if len(reply) <= keep:
+        return reply, False
+    text = drop_think_blocks(reply)
+    tail = after_last_close(text)
+    kept = (text if tail is None else tail)[-(keep - _NOTE_ROOM) :]
+    return CUT_NOTE.format(n=len(reply), kept=len(kept)) + kept, True
 
 
 _TF_WORDS = re.compile(r"\b(true|false|yes|no)\b", re.IGNORECASE)

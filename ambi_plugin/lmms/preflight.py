@@ -122,8 +122,9 @@ def _what(exc: BaseException) -> str:
     return head + ("." if sep else "")
 
 
-def _fix_for_source(dataset_path: str, message: str) -> str:
-    """The command or variable that makes ``ambi://<source>`` resolvable."""
+def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None = None) -> str:
+    """The command or variable that makes ``ambi://<source>`` resolvable. A download is suggested only where the
+    data is missing; a copy that is there but cannot be read gets the fix for what is wrong with it."""
     source = dataset_path.split("://", 1)[-1].strip("/")
     if source == "synth":
         if "pyllusion" in message:
@@ -131,19 +132,49 @@ def _fix_for_source(dataset_path: str, message: str) -> str:
         return "ambi synth --out DIR, then export AMBI_SYNTH_DIR=DIR (or unset AMBI_SYNTH_DIR to build the default)"
     if source == "local":
         return "export AMBI_DATA_DIR=<folder holding <name>.jsonl and its images>"
+    from ambi_plugin.benchmarks.archives import ArchiveRefused
     from ambi_plugin.benchmarks.registry import of_source
-    from ambi_plugin.benchmarks.release import fetch_command
+    from ambi_plugin.benchmarks.release import BadRowError, fetch_command
+    from ambi_plugin.benchmarks.rows import TextLimitError
+    from ambi_plugin.config import data_dir, data_dir_origin
+    from ambi_plugin.core.images import ImageLimitError
 
     entry = of_source(source)  # the benchmark's registry entry says how to get it
+    repos = [h.repo for h in entry.hub] if entry is not None else []
     var = entry.data_var if entry is not None else f"AMBI_{source.upper()}_DIR"
+    if isinstance(exc, ArchiveRefused):
+        return "if you trust this archive, raise the limit named above; otherwise get the release again"
+    if isinstance(exc, BadRowError):
+        return "correct or remove that row, or unset AMBI_STRICT to skip and count bad rows instead"
+    if isinstance(exc, (ImageLimitError, TextLimitError)):
+        return "set the variable named above to a positive number, or unset it for the default"
+    local = data_dir(source)
+    if local is not None:  # the copy is configured: say what to point it at, never to set what is already set
+        origin = data_dir_origin(source) or var
+        get = f" (folder or zip: {fetch_command(repos[0])} --local-dir DIR, then {var}=DIR)" if repos else ""
+        unset = f", or unset {var} to read the Hub release" if repos and origin == var else ""
+        return f"{origin} is {local}: point it at the release as downloaded, complete{get}{unset}; see: ambi data"
     if entry is not None and entry.fetch_hint:
         return entry.fetch_hint.format(var=var)
-    if entry is not None and entry.hub:
-        fetch = " and ".join(fetch_command(h.repo) for h in entry.hub)
+    if repos:
+        fetch = " and ".join(fetch_command(repo) for repo in repos)
+        if exc is not None and not _is_missing(exc):
+            return (
+                f"the copy was found but could not be read (above); if it is damaged, download it again "
+                f"({fetch} --force-download), or export {var}=<the release as downloaded, folder or zip>"
+            )
         return f"{fetch} (then rerun), or export {var}=<the release as downloaded, folder or zip>; see: ambi data"
     if entry is not None and entry.local_only:
         return f"export {var}=<local copy>: {entry.local_only}"
     return f"export {var}=<local copy>; see: ambi data"
+
+
+def _is_missing(exc: BaseException) -> bool:
+    """The data is not here (not downloaded, not cached, a path that does not exist), as opposed to unreadable."""
+    from ambi_plugin.benchmarks.hub import DataUnavailableError
+    from ambi_plugin.data.sources import DatasetSpecError
+
+    return isinstance(exc, (DataUnavailableError, DatasetSpecError, FileNotFoundError))
 
 
 def importable(module: str) -> bool:
@@ -231,7 +262,7 @@ def run_preflight(names: list[str]) -> Preflight:
                             "pip install av",
                         )
                 except Exception as exc:  # noqa: BLE001 - every failure to resolve is this task's problem
-                    by_key[key] = Problem(_what(exc), _fix_for_source(path, _first_line(exc)))
+                    by_key[key] = Problem(_what(exc), _fix_for_source(path, _first_line(exc), exc))
             if by_key[key] is not None:
                 add(by_key[key], task)
                 continue

@@ -3,7 +3,7 @@
 An unreadable image or video (truncated, missing, undecodable) used to raise inside the model's generation loop and
 end the whole run, answers already produced included. Now :func:`ambi_plugin.runtime.hooks.doc_to_visual` notes the
 record id and the reason here and hands the model a small blank image; the item is then scored as an empty answer
-(wrong, counted in ``unparsed_rate``) with ``item_error`` set, and the results JSON's ``ambi_plugin.item_errors``
+(wrong; an item error only, never also counted in ``unparsed`` / ``unparsed_rate``) with ``item_error`` set, and the results JSON's ``ambi_plugin.item_errors``
 lists, per task, the count and the ids with their reasons. ``AMBI_STRICT=1`` makes such an error fatal again.
 
 Counts are per process: under data parallelism each rank knows its own items (the results section is rank 0's).

@@ -25,7 +25,8 @@ _READ_BY: dict[str, dict[str, int]] = {}  # with --extract-with-judge: {task: {"
 
 
 def _is_unparsed(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("parsed") is False
+    """An answer no parser could read; an item error (runtime/item_errors.py) is that, not an unread answer."""
+    return isinstance(item, dict) and item.get("parsed") is False and not item.get("item_error")
 
 
 def note(items: Iterable[Any]) -> None:
@@ -52,12 +53,12 @@ def _note_read_by(items: list[Any]) -> None:
 
     if not enabled() or not items:
         return
-    counts = {"rule": 0, "judge": 0, "none": 0}
+    counts = {"rule": 0, "judge": 0, "none": 0}  # item errors are neither: no answer was given to read
     task = "?"
     for it in items:
         if isinstance(it, dict):
             task = str(it.get("task") or task)
-            how = it.get("read_by")
+            how = None if it.get("item_error") else it.get("read_by")
             if how in counts:
                 counts[how] += 1
     with _LOCK:

@@ -98,3 +98,69 @@ def test_an_unpack_that_fails_midway_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(zipfile.BadZipFile):
         unpack_zip(archive, benchmark="viabench")
     assert _files(tmp_path / "cache") == []
+
+
+def test_many_small_members_are_refused_by_the_total_ratio(tmp_path, monkeypatch):
+    """Each member is under the 16 MiB floor (so no entry is checked on its own), each inflates ~1000 times; together
+    they unpack 20 MiB from ~20 KB: the total ratio refuses them, although the packed size is far below the floor."""
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    archive = tmp_path / "many.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for k in range(20):
+            zf.writestr(f"rel/images/{k:02d}.png", bytes(MB))
+    packed = sum(i.compress_size for i in zipfile.ZipFile(archive).infolist())
+    assert packed < MB and all(i.file_size < 16 * MB for i in zipfile.ZipFile(archive).infolist())
+    with pytest.raises(ArchiveRefused, match=r"its files inflate \d+ times .* over the limit of 200"):
+        unpack_zip(archive, benchmark="viabench")
+    assert _files(tmp_path / "cache") == []
+
+
+def _illusionbench_with_inner_bomb(out: Path) -> Path:
+    """The authors' layout whose ``IllusionDataset.zip`` holds one more image: 20 MiB of zeros (~1000x)."""
+    from published_layouts import illusionbench_release
+
+    release = illusionbench_release(out)
+    with zipfile.ZipFile(release / "IllusionDataset.zip", "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("IllusionDataset/huge.png", "w") as fh:
+            for _ in range(20):
+                fh.write(bytes(MB))
+    return release
+
+
+def test_illusionbench_inner_zip_goes_through_the_limits_and_leaves_nothing(tmp_path, monkeypatch):
+    from ambi_plugin.benchmarks.illusionbench.release import materialize_folder
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("AMBI_CACHE", str(cache))
+    release = _illusionbench_with_inner_bomb(tmp_path / "IllusionBench")
+    assert (release / "IllusionDataset.zip").stat().st_size < MB
+    with pytest.raises(ArchiveRefused, match=r"IllusionDataset\.zip: refused: entry 'IllusionDataset/huge\.png' "
+                       r"inflates \d+ times .*AMBI_UNPACK_MAX_RATIO"):  # fmt: skip
+        materialize_folder(release)
+    assert _files(cache) == []  # nothing copied out of the inner zip, no converted folder
+    monkeypatch.setenv("AMBI_UNPACK_MAX_RATIO", "5000")  # the user vouches for it: read as before
+    assert (materialize_folder(release) / "illusionbench_tf.jsonl").is_file()
+
+
+def test_a_zip_inside_a_release_zip_is_refused_at_unpack_and_nothing_is_kept(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("AMBI_CACHE", str(cache))
+    release = _illusionbench_with_inner_bomb(tmp_path / "IllusionBench")
+    outer = tmp_path / "IllusionBench.zip"
+    with zipfile.ZipFile(outer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in ("Image_properties.json", "IllusionDataset.zip"):
+            zf.write(release / name, f"IllusionBench/{name}")
+    with pytest.raises(ArchiveRefused) as err:
+        unpack_zip(outer, benchmark="illusionbench")
+    assert str(err.value).startswith(f"{outer}, inside it: IllusionBench/IllusionDataset.zip: refused: entry")
+    assert _files(cache) == []
+
+
+def test_a_file_that_is_not_a_zip_is_named(tmp_path, monkeypatch):
+    from ambi_plugin.benchmarks.archives import NotAZip
+
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
+    fake = tmp_path / "AmbiBench.zip"
+    fake.write_text("<html>rate limited</html>")
+    with pytest.raises(NotAZip, match=rf"^{fake} is not a zip file \(File is not a zip file; 25 bytes\)\. "):
+        unpack_zip(fake, benchmark="ambibench")

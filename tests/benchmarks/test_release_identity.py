@@ -161,7 +161,7 @@ def test_viabench_duplicates_are_counted(tmp_path, shared_data):
     out = VB.materialize_local(dirty_viabench(tmp_path, shared_data))
     report = read_report(out)
     assert report["merged"][0]["reason"] == "duplicate row: row 250 is identical to row 4"
-    _identity(report, rows=251, loaded=249, skipped={"no 'image_name'": 1}, merged=1)
+    _identity(report, rows=251, loaded=249, skipped={"no image name": 1}, merged=1)
 
 
 def test_rcid_rows_items_and_variants_are_told_apart(tmp_path):

@@ -145,6 +145,8 @@ def test_an_unreadable_image_is_that_items_error(tmp_path, offline_env):
     assert errors["count"] == 1 and errors["items"][0]["id"] == str(bad["id"])
     assert "cannot read" in errors["items"][0]["reason"]
     assert task_metrics(results)[SYNTH]["acc"] == 0.75  # the bad item scored as wrong, the other three right
+    assert task_metrics(results)[SYNTH]["unparsed"] == 0  # an item error only, not also an unread answer
+    assert SYNTH not in (results["ambi_plugin"].get("unparsed") or {})
     assert results["n-samples"][SYNTH]["effective"] == 4
     # AMBI_STRICT=1: fatal again
     strict = _ambi("eval", *args, "--output_path", str(tmp_path / "strict"), env={**env, "AMBI_STRICT": "1"})

@@ -94,3 +94,37 @@ def test_short_list_reads_a_results_section_it_did_not_write():
     assert lines[0] == "t_none: 2 unparsed"
     assert lines[1] == "t_odd: 'many' unparsed"
     assert lines[2:] == ["  - 'just a string'", "  - 3", "  - x1: 'maybe' (unread)"]
+
+
+def test_an_item_error_is_counted_as_an_item_error_only(tmp_path, monkeypatch):
+    """An item whose image could not be shown is scored wrong and listed under item_errors, never also counted as an
+    unparsed answer (issue 30 item 13, issue 31); a genuinely unread answer still is."""
+    import json
+
+    from ambi_plugin.core.scoring import aggregate as core_aggregate
+    from ambi_plugin.runtime import hooks, item_errors
+
+    monkeypatch.setenv("AMBI_STRICT", "0")
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(b"not an image")
+    rec = {"id": "e1", "benchmark": "b", "category": "c", "task_type": "yes_no", "answer_bool": True, "image": str(bad)}
+    doc = {"record": json.dumps(rec)}
+    hooks.doc_to_visual(doc)  # the model gets a blank image: this item's error
+    assert item_errors.error_of(rec)
+    errored = {**hooks.process_results(doc, ["Yes"])["unparsed"], "task": "t_yn"}
+    unread = {**score_item({**rec, "id": "u1"}, "I cannot tell"), "task": "t_yn"}
+    answered = {**score_item({**rec, "id": "a1"}, "Yes"), "task": "t_yn"}
+    assert errored["item_error"] and errored["correct"] is False and errored["parsed"] is False
+    items = [errored, unread, answered]
+    assert aggregate.unparsed(items) == 1.0
+    assert unparsed.examples()["t_yn"]["count"] == 1
+    assert [ex["id"] for ex in unparsed.examples()["t_yn"]["examples"]] == ["u1"]
+    assert core_aggregate("unparsed_rate", items) == 0.5  # one of the two answers the model gave was unread
+    assert core_aggregate("acc", items) == 1 / 3  # the item error still scores wrong
+
+
+def test_viabench_counts_an_item_error_as_an_item_error_only():
+    from ambi_plugin.benchmarks.viabench.scoring import aggregate as via_aggregate
+
+    items = [{"match_pred": None, "item_error": "OSError: cannot read"}, {"match_pred": None}, {"match_pred": 0}]
+    assert via_aggregate("unparsed", items) == 1.0 and via_aggregate("unparsed_rate", items) == 0.5

@@ -88,7 +88,7 @@ def iter_rows(release: Path, annotations: Path | None = None) -> Iterator[tuple[
 
 
 def _copy_media(rec: dict, release: Path, out: Path, where: str) -> None:
-    from PIL import Image
+    from ambi_plugin.core.images import open_image
 
     for key in ("image", "video"):
         rel = rec.get(key)
@@ -105,7 +105,7 @@ def _copy_media(rec: dict, release: Path, out: Path, where: str) -> None:
             shutil.copy2(src, dst)
         rec[key] = str(Path("media") / rel)
     if rec.get("image"):
-        with Image.open(out / rec["image"]) as im:
+        with open_image(out / rec["image"]) as im:  # over AMBI_MAX_IMAGE_PIXELS: ImageTooLargeError
             rec["image_size"] = [im.width, im.height]
             if rec["task_type"] == "region" and not rec.pop("region_drawn", False):
                 boxed, style = draw_region(im, rec["region"])

@@ -21,8 +21,10 @@ report's notes: single / combined localization queries are unknown unless the la
 ``ap50_combined`` NaN), positional answers are read in the Table 7 prompts' order, and a type with no rows is listed
 as absent (its task runs on zero rows). See docs/ambibench.md, "Reading the release".
 
-A row is one non-blank line of a ``metadata.jsonl``. A line that is not UTF-8, not JSON or not an object is a bad
-row (id ``metadata.jsonl:<line>``); a line identical to an earlier one of the same file is a duplicate: kept once,
+A row is one non-blank line of a ``metadata.jsonl``. A line that is not UTF-8, not JSON (nested more than 100
+levels deep included) or not an object is a bad row (id ``metadata.jsonl:<line>``); so is a row with a text field
+over ``AMBI_MAX_TEXT_CHARS`` or an image over ``AMBI_MAX_IMAGE_PIXELS`` (:mod:`ambi_plugin.benchmarks.rows`,
+:mod:`ambi_plugin.core.images`); a line identical to an earlier one of the same file is a duplicate: kept once,
 counted as merged. Record ids are ``<file stem>`` (``<file stem>#2`` ... when one image has several different
 questions of one task: kept, flagged).
 Media stay where the release keeps them (absolute paths); region items get the green box drawn into
@@ -67,6 +69,7 @@ from ambi_plugin.benchmarks.ambibench.release_rows import (  # noqa: F401 - re-e
     parse_map,
 )
 from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, unpack_zip
+from ambi_plugin.benchmarks.rows import BadRow, check_row, load_row, short_id
 from ambi_plugin.config import strict_mode
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
 
@@ -106,9 +109,9 @@ def _read_rows(path: Path, report: LoadReport):
                 )
                 continue
             try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                report.skip(f"{path.name}:{lineno}", f"not JSON: {exc.msg}")
+                row = load_row(raw, check_text=False)  # nested too deeply: a bad row (text: checked with its id)
+            except BadRow as exc:
+                report.skip(f"{path.name}:{lineno}", str(exc))
                 continue
             if not isinstance(row, dict):
                 report.skip(f"{path.name}:{lineno}", "not JSON: the line is not an object")
@@ -139,12 +142,13 @@ def _box_groups(rec: dict, report: LoadReport) -> None:
 
 
 def _finish_media(rec: dict, out: Path) -> None:
-    """Image size, and the green region box drawn into ``out/media/regions``."""
-    from PIL import Image
+    """Image size (an image over ``AMBI_MAX_IMAGE_PIXELS`` raises: a bad row), and the green region box drawn into
+    ``out/media/regions``."""
+    from ambi_plugin.core.images import open_image
 
     if not rec.get("image"):
         return
-    with Image.open(rec["image"]) as im:
+    with open_image(rec["image"]) as im:
         rec["image_size"] = [im.width, im.height]
         if rec["task_type"] == "region" and os.environ.get("AMBI_AMBIBENCH_REGION_DRAWN", "") not in ("1", "true"):
             boxed, style = draw_region(im, rec["region"])
@@ -177,6 +181,13 @@ def convert_release(root: Path, out: Path, report: LoadReport) -> dict[str, int]
         first_line: dict[str, int] = {}  # a row's content -> the line it was first read on
         for lineno, row in tqdm(list(_read_rows(path, report)), desc=f"AmbiBench: {path.parent.name}", unit="row"):
             file_name = row.get("file_name")
+            try:
+                check_row(row)  # a text field over AMBI_MAX_TEXT_CHARS: a bad row
+            except BadRow as exc:
+                name = short_id(file_name, "")
+                task = _task_of(row, overrides) if len(str(row.get("type"))) <= 300 else None
+                report.skip(Path(name).stem if name else f"{path.name}:{lineno}", str(exc), task=task)
+                continue
             base_id = Path(str(file_name)).stem if file_name else f"{path.parent.name}:{lineno}"
             content = json.dumps(row, sort_keys=True, ensure_ascii=False)
             if content in first_line:  # an identical row: kept once

@@ -34,10 +34,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import zipfile
 from pathlib import Path
 
 from ambi_plugin.benchmarks import illusionbench as IB
+from ambi_plugin.benchmarks.archives import check_zip, open_zip
 from ambi_plugin.benchmarks.illusionbench.release_rows import (  # noqa: F401 - re-exported
     _MARKER,
     _ROMAN,
@@ -65,7 +65,9 @@ from ambi_plugin.benchmarks.illusionbench.release_rows import (  # noqa: F401 - 
     option_count,
 )
 from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, unpack_zip
+from ambi_plugin.benchmarks.rows import BadRow, check_row, iter_array, short_id
 from ambi_plugin.config import strict_mode
+from ambi_plugin.inputfiles import named_input
 
 
 def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: int) -> dict[str, int]:
@@ -75,24 +77,43 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
     ann = next(iter(sorted(root.rglob(ANNOTATIONS))), None)
     if ann is None:
         raise FileNotFoundError(f"{root}: no {ANNOTATIONS} (the IllusionBench authors' annotations)")
-    entries = json.loads(ann.read_text(encoding="utf-8"))
-    if not isinstance(entries, list):
-        raise ValueError(f"{ann}: expected a list of image entries, got {type(entries).__name__}")
+    try:  # entry by entry: one nested too deeply is a bad row, the others are read (benchmarks/rows.py)
+        with named_input(ann, "annotation file"):
+            entries = list(iter_array(ann.read_text(encoding="utf-8"), check_text=False))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{ann}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except ValueError as exc:
+        raise ValueError(f"{ann}: {exc} (expected a list of image entries)") from None
     files, members, archive, junk = _images_of(root)
+    if archive is not None:
+        check_zip(archive)  # the unpack limits, before a byte of it is copied (refused: nothing is kept)
     cat_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_CATEGORY_MAP"))
     diff_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP"))
     out_recs: dict[str, list[dict]] = {name: [] for name in IB.FILES.values()}
     task_of = {"true_false": "ambi_illusionbench_tf", "choice": "ambi_illusionbench_mc"}
     used: set[str] = set()
     first_entry: dict[str, tuple[int, str]] = {}  # image_name -> (entry number, its content), for duplicates
-    zf = zipfile.ZipFile(archive) if archive is not None else None
+    zf = open_zip(archive) if archive is not None else None
     try:
-        for n, entry in enumerate(tqdm(entries, desc="IllusionBench: images", unit="image")):
+        for n, entry, unreadable in tqdm(entries, desc="IllusionBench: images", unit="image"):
+            if unreadable is not None:
+                report.read()
+                report.skip(f"entry {n}", unreadable)
+                continue
             prop = (entry or {}).get("image_property") if isinstance(entry, dict) else None
             qas = (entry or {}).get("qa_data") if isinstance(entry, dict) else None
             if not isinstance(prop, dict) or not isinstance(qas, list):
                 report.read()
                 report.skip(f"entry {n}", "bad entry: no image_property / qa_data")
+                continue
+            try:  # the entry's own fields (its name, category, ...): over the text limit, every row of it is bad
+                check_row({k: v for k, v in prop.items() if k != "Description"})
+            except BadRow as exc:
+                report.read(len(qas) + 1)
+                rid = short_id(prop.get("image_name"), f"entry {n}")
+                for k, q in enumerate(qas):
+                    report.skip(f"{rid}:{'tf' if _is_tf(q) else 'mc'}{k}", str(exc), task=task_of[_kind(q)])
+                report.skip(f"{rid}:desc", str(exc), task="ambi_illusionbench_description")
                 continue
             name = str(prop.get("image_name") or "").strip()
             content = json.dumps(entry, sort_keys=True, ensure_ascii=False)
@@ -136,6 +157,12 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
                     "no description: the entry's Description is empty (its questions are kept)",
                     task="ambi_illusionbench_description",
                 )
+            else:
+                try:
+                    check_row({"Description": desc})
+                except BadRow as exc:
+                    report.skip(f"{prefix}:desc", str(exc), task="ambi_illusionbench_description")
+                    desc = ""
             ids = [rid for rid, _ in rows] + ([f"{prefix}:desc"] if desc else [])
             category = _known(IB.UNKNOWN, category_of, prop.get("Category"), cat_map)
             difficulty = _known(IB.UNKNOWN, IB.normalize_difficulty, prop.get("Difficult Level"), diff_map)
@@ -147,8 +174,9 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
                 text = " ".join(str(qa.get(k, "")) for k in ("Question", "Correct Answer"))
                 if "\ufffd" in text:
                     report.flag(FLAG_FFFD, rid)
-                kind = "true_false" if _is_tf(qa) else "choice"
+                kind = _kind(qa)
                 try:
+                    check_row(qa)  # a text field over AMBI_MAX_TEXT_CHARS: a bad row
                     rec = _question_record(rid, qa, image, category, difficulty, shuffle_seed)
                 except ValueError as exc:
                     report.skip(rid, str(exc), task=task_of[kind])
@@ -179,6 +207,10 @@ def convert_authors(root: Path, out: Path, report: LoadReport, *, shuffle_seed: 
     return _write(out, out_recs, report)
 
 
+def _kind(qa) -> str:
+    return "true_false" if _is_tf(qa) else "choice"
+
+
 def convert_lmms(dsets, out: Path, report: LoadReport, *, source: str, shuffle_seed: int) -> dict[str, int]:
     """lmms-eval's converted copy (one row per question, image embedded) -> canonical records, row by row."""
     from tqdm import tqdm
@@ -192,9 +224,15 @@ def convert_lmms(dsets, out: Path, report: LoadReport, *, source: str, shuffle_s
     diff_map = IB.parse_map(os.environ.get("AMBI_ILLUSIONBENCH_DIFFICULTY_MAP"))
     for n, row in enumerate(tqdm(dsets[split], desc=f"IllusionBench: {source}", unit="row")):
         report.read()
-        rid = str(row.get("question_id") or f"{row.get('image_name')}:{n}")
+        rid = short_id(row.get("question_id"), f"{short_id(row.get('image_name'), 'row')}:{n}")
         plain = {k: v for k, v in row.items() if k != "image"}
-        task = "ambi_illusionbench_tf" if IB._words(row.get("question_type")) == "tf" else "ambi_illusionbench_mc"
+        qtype = short_id(str(row.get("question_type")), "")
+        task = "ambi_illusionbench_tf" if IB._words(qtype) == "tf" else "ambi_illusionbench_mc"
+        try:
+            check_row(plain)  # a text field over AMBI_MAX_TEXT_CHARS: a bad row
+        except BadRow as exc:
+            report.skip(rid, str(exc), task=task)
+            continue
         try:
             if row.get("image") is None:
                 raise ValueError("missing image: the row has no image")

@@ -18,6 +18,7 @@ from ambi_plugin.benchmarks.illusionvqa.description import (
     HUB_SOFT_LOCALIZATION,
 )
 from ambi_plugin.benchmarks.illusionvqa.records import _image_dir, build_records, harness_tasks, write_dataset
+from ambi_plugin.benchmarks.rows import BadRow, check_row, short_id
 
 # ----------------------------------------------------------------------------- Hub loader
 
@@ -40,6 +41,12 @@ def _hub_rows(ds, *, split: str, image_dir: Path, report: Any = None, tasks: tup
             report.read()
         shown = rid if split == "test" else f"{split}:{rid}"
         task = tasks[0] if tasks else None
+        if report is not None:  # a text field over AMBI_MAX_TEXT_CHARS: a bad row (benchmarks/rows.py)
+            try:
+                check_row({key: v for key, v in row.items() if key != "image"})
+            except BadRow as exc:
+                report.skip(short_id(str(shown), f"{split}:{k}"), str(exc), task=task, also=tasks[1:])
+                continue
         if report is not None:  # the same id again: an identical row is kept once, a different one gets a new id
             content = _content(row)
             earlier = contents.setdefault(str(rid), [])

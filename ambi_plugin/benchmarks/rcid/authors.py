@@ -29,6 +29,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.benchmarks.rows import BadRow, check_row, short_id
+
 from . import prompts as P
 from .records import RcidItem, write_copy
 
@@ -118,10 +120,20 @@ def read_human(path: str | Path | None) -> dict[str, Any]:
 
 
 def _entries(path: Path) -> list:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a list of entries (as the authors' construction code writes it)")
-    return data
+    """(index, entry or None, why it cannot be read) for each entry: one nested too deeply is a bad row, the others
+    are read (:mod:`ambi_plugin.benchmarks.rows`)."""
+    from ambi_plugin.benchmarks.rows import iter_array
+    from ambi_plugin.inputfiles import named_input
+
+    try:
+        with named_input(path, "entries file"):
+            return list(iter_array(path.read_text(encoding="utf-8"), check_text=False))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError as exc:
+        raise ValueError(
+            f"{path}: {exc}; expected a list of entries (as the authors' construction code writes it)"
+        ) from None
 
 
 def convert_authors(folder: Path, out: Path, report, *, human_file: str | Path | None = None) -> dict:
@@ -138,10 +150,18 @@ def convert_authors(folder: Path, out: Path, report, *, human_file: str | Path |
     for ttype, name, key in (("contrast", CONTRAST_FILE, "image_id"), ("stripe", STRIPE_FILE, "image_name")):
         for path in sorted(folder.rglob(name)):
             first: dict[str, str] = {}
-            for n, entry in enumerate(_entries(path)):
+            for n, entry, unreadable in _entries(path):
                 report.read()
-                image = str(entry.get(key) or "") if isinstance(entry, dict) else ""
+                image = short_id(entry.get(key), "") if isinstance(entry, dict) else ""
                 rid = f"{ttype}_{Path(image).stem}" if image else f"{ttype}_entry{n}"
+                try:
+                    if unreadable is not None:
+                        raise BadRow(unreadable)
+                    check_row(entry)  # a text field over AMBI_MAX_TEXT_CHARS
+                except BadRow as exc:
+                    report.skip(rid, str(exc), task=P.task_name(ttype, "pixel"))
+                    skipped.append({"id": rid, "reason": str(exc)})
+                    continue
                 content = json.dumps(entry, sort_keys=True, default=str)
                 if image in first:
                     if first[image] == content:

@@ -181,9 +181,9 @@ def convert_split(
             rel = f"images/{split}/{rid}.png"
             try:
                 save_image(image, root / rel)
-                from PIL import Image
+                from ambi_plugin.core.images import open_image
 
-                with Image.open(root / rel) as im:
+                with open_image(root / rel) as im:  # over AMBI_MAX_IMAGE_PIXELS: refused before decoding
                     im.load()
             except Exception as exc:  # noqa: BLE001 - a bad image is a bad row, never fatal
                 reason, kind = f"bad image: it cannot be read ({type(exc).__name__}: {exc})", "bad_image"

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.benchmarks.rows import BadRow, check_row, iter_array, short_id
 from ambi_plugin.benchmarks.viabench import spec as S
+from ambi_plugin.inputfiles import named_input
 
 _OPTION_LINE = re.compile(r"^\s*([A-Z])\s*[.)\uff0e:]\s*(.*?)\s*$")
 _HEADER = re.compile(r"^\s*(question|option|options)\s*:\s*", re.IGNORECASE)
@@ -84,26 +86,31 @@ def _category(value: Any) -> str | None:
     return cat if cat in S.CATEGORIES else None
 
 
+def _skip(report: ReadReport, rid: str, line: int, kind: str, detail: str) -> None:
+    """A bad row: ``<kind>: <detail> (row <line>)``; the kind alone is what the load report counts by."""
+    report.skipped.append((rid, f"{kind}: {detail} (row {line})"))
+
+
 def record_from_row(row: Mapping[str, Any], *, line: int, image_dir: Path | None, report: ReadReport) -> dict | None:
     """One challenge row -> a canonical record, or None (reported in ``report.skipped``)."""
     name = str(row.get("image_name") or "").strip()
     rid = Path(name).stem if name else f"row{line}"
     if not name:
-        report.skipped.append((rid, f"row {line}: no 'image_name'"))
+        _skip(report, rid, line, "no image name", "the row has no 'image_name'")
         return None
     question = strip_header(row.get("Question", row.get("question")))
     if not question:
-        report.skipped.append((rid, f"row {line}: empty 'Question'"))
+        _skip(report, rid, line, "empty question", "the row has an empty 'Question'")
         return None
     raw_options = row.get("option", row.get("options"))
     options, problems = (
         ([str(o) for o in raw_options], []) if isinstance(raw_options, list) else parse_option_block(raw_options)
     )
     if problems:
-        report.skipped.append((rid, f"row {line}: field 'option': " + "; ".join(problems)))
+        _skip(report, rid, line, "bad options", "field 'option': " + "; ".join(problems))
         return None
     if image_dir is not None and not (image_dir / name).is_file():
-        report.skipped.append((rid, f"row {line}: image {name!r} is not in {image_dir}"))
+        _skip(report, rid, line, "missing image", f"{name} is not in {image_dir}")
         return None
     not_sure = [i for i, o in enumerate(options) if o.strip().lower() == S.NOT_SURE.lower()]
     if not not_sure:
@@ -133,10 +140,10 @@ def record_from_row(row: Mapping[str, Any], *, line: int, image_dir: Path | None
         return rec
     gold = _gold_index(answer, options)
     if gold is None:
-        report.skipped.append((rid, f"row {line}: answer {answer!r} names no option of {options}"))
+        _skip(report, rid, line, "answer not among the options", f"answer {answer!r} names no option of {options}")
         return None
     if gold == rec["not_sure_index"]:
-        report.skipped.append((rid, f"row {line}: the answer is 'Not Sure', which the paper says is never the answer"))
+        _skip(report, rid, line, "answer is Not Sure", "the paper says 'Not Sure' is never the answer")
         return None
     rec["answer_index"] = gold
     return rec
@@ -144,10 +151,16 @@ def record_from_row(row: Mapping[str, Any], *, line: int, image_dir: Path | None
 
 def read_answer_key(path: Path) -> dict[str, dict]:
     """{id (image stem): {"answer", "category"}} from a JSONL or JSON-list answer key."""
-    text = Path(path).read_text(encoding="utf-8")
-    rows = (
-        json.loads(text) if text.lstrip().startswith("[") else [json.loads(x) for x in text.splitlines() if x.strip()]
-    )
+    with named_input(path, "answer key"):  # a file of the user's: unreadable, it stops the import, named
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            rows = (
+                json.loads(text)
+                if text.lstrip().startswith("[")
+                else [json.loads(x) for x in text.splitlines() if x.strip()]
+            )
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
     key = {}
     for k, row in enumerate(rows, start=1):
         rid = row.get("id") if row.get("id") is not None else Path(str(row.get("image_name") or "")).stem
@@ -165,10 +178,19 @@ def parse_challenge_rows(
     seen: set[str] = set()
     first: dict[str, tuple[int, str]] = {}  # a row's content -> its line, for identical rows
     for line, row in enumerate(rows, start=1):
-        if not isinstance(row, Mapping):
-            report.skipped.append((f"row{line}", f"row {line}: not a JSON object"))
+        if isinstance(row, BadRow):  # nested too deeply to read (benchmarks/rows.py)
+            _skip(report, f"row{line}", line, *str(row).split(": ", 1))
             continue
-        rid = Path(str(row.get("image_name") or "")).stem
+        if not isinstance(row, Mapping):
+            _skip(report, f"row{line}", line, "not an object", "the row is not a JSON object")
+            continue
+        name = short_id(row.get("image_name"), "")
+        rid = Path(name).stem if name else f"row{line}"
+        try:
+            check_row(row)  # a text field over AMBI_MAX_TEXT_CHARS
+        except BadRow as exc:
+            _skip(report, rid, line, *str(exc).split(": ", 1))
+            continue
         content = json.dumps(dict(row), sort_keys=True, default=str)
         if content in first:
             report.merged.append((rid, f"duplicate row: row {line} is identical to row {first[content][0]}"))
@@ -180,9 +202,7 @@ def parse_challenge_rows(
         if rec is None:
             continue
         if rec["id"] in seen:
-            report.skipped.append(
-                (rec["id"], f"row {line}: duplicate id: a second, different row for image {rec['image_name']!r}")
-            )
+            _skip(report, rec["id"], line, "duplicate id", f"a second, different row for image {rec['image_name']!r}")
             continue
         seen.add(rec["id"])
         report.records.append(rec)
@@ -192,12 +212,14 @@ def parse_challenge_rows(
 def read_challenge_json(path: Path, *, image_dir: Path | None = None, answers: Path | None = None) -> ReadReport:
     """``val.json`` (a JSON list, the published layout) -> a :class:`ReadReport`."""
     path = Path(path)
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
+    try:  # row by row: one nested too deeply is a bad row, the others are read (benchmarks/rows.py)
+        with named_input(path, "VIA-Bench questions"):
+            entries = iter_array(path.read_text(encoding="utf-8"), check_text=False)
+            rows = [value if why is None else BadRow(why) for _, value, why in entries]
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(rows, list):
-        raise ValueError(f"{path}: expected a JSON list of questions, got {type(rows).__name__}")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc} (expected a JSON list of questions)") from None
     return parse_challenge_rows(rows, image_dir=image_dir, answers=read_answer_key(answers) if answers else None)
 
 
@@ -254,9 +276,8 @@ def to_load_report(report: ReadReport, source: str) -> Any:
     load.load(len(report.records))
     val = f"ambi_{S.VAL_NAME}"
     variants = tuple(f"{val}_{v}" for v in ("zs_cot", "manual_cot", "blind"))
-    for rid, why in report.skipped:
-        kind = "bad row" if ":" not in why else why.split(":", 1)[1].strip()
-        load.skip(rid, f"{kind}: {why}" if ":" in why else why, task=val, also=variants)
+    for rid, why in report.skipped:  # "<kind>: <detail> (row n)": counted by kind
+        load.skip(rid, why, task=val, also=variants)
     for rid, why in report.merged:
         load.merge(rid, why, task=val)
     for name, recs in split_by_category(report.records).items():

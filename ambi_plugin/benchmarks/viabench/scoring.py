@@ -126,8 +126,11 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "acc_judge": _acc("correct_judge"),
     "not_sure_rate": lambda items: _mean([1.0 if it["not_sure_match"] else 0.0 for it in items]),
     "not_sure_rate_judge": lambda items: _mean([1.0 if it["not_sure_judge"] else 0.0 for it in items]),
-    "unparsed_rate": lambda items: _mean([1.0 if it["match_pred"] is None else 0.0 for it in items]),
-    "unparsed": lambda items: float(sum(1 for it in items if it["match_pred"] is None)),
+    # an item error (the image could not be shown) is counted as one only, never also as unparsed
+    "unparsed_rate": lambda items: _mean(
+        [1.0 if it["match_pred"] is None else 0.0 for it in items if not it.get("item_error")]
+    ),
+    "unparsed": lambda items: float(sum(1 for it in items if it["match_pred"] is None and not it.get("item_error"))),
     "empty_count": lambda items: float(sum(1 for it in items if it["empty"])),
     "judge_errors": lambda items: float(sum(1 for it in items if it["judge_error"])),
     "random_baseline": lambda items: _mean([1.0 / it["n_options"] for it in items]),

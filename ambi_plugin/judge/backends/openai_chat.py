@@ -4,6 +4,10 @@ Plain HTTP from the standard library (one keep-alive connection per thread), so 
 package and behaves the same against every server. At most ``max_concurrency`` requests are in flight
 per process; timeouts, dropped connections, 429 and 5xx are retried with backoff (see
 :mod:`ambi_plugin.judge.transport`), 400/401/403/404 stop the run with a message naming URL and model.
+
+Bounded: a reply body over ``max_reply_mb`` (``AMBI_JUDGE_MAX_REPLY_MB``, 4) is not read and its round is a judge
+error; after ``max_consecutive_timeouts`` (``AMBI_JUDGE_MAX_CONSECUTIVE_TIMEOUTS``, 10) timeouts in a row no more
+requests are sent this run and every judgement left is a judge error with the reason (one line on stderr).
 """
 
 from __future__ import annotations
@@ -15,7 +19,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ambi_plugin.judge.settings import JudgeSettings, redact_url
-from ambi_plugin.judge.transport import Counters, FatalJudgeError, RetryableError, with_retries
+from ambi_plugin.judge.transport import (
+    CircuitBreaker,
+    Counters,
+    FatalJudgeError,
+    RetryableError,
+    TransportError,
+    with_retries,
+)
 
 
 class OpenAIChatBackend:
@@ -35,6 +46,10 @@ class OpenAIChatBackend:
         self._slots = threading.BoundedSemaphore(settings.max_concurrency)
         self._local = threading.local()
         self.counters = Counters()
+        self.max_body = int(settings.max_reply_mb * 1e6)
+        self.breaker = CircuitBreaker(
+            settings.max_consecutive_timeouts, f"the judge at {self.base_url} (model {self.model!r})", settings.timeout
+        )
 
     def params(self) -> dict[str, Any]:
         return {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens}
@@ -63,16 +78,20 @@ class OpenAIChatBackend:
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
+        self.breaker.check()  # a judge that stopped answering: no more requests (transport.CircuitBreaker)
         with self._slots:
+            self.breaker.check()
             self.counters.add("requests")
             try:
                 conn = self._connection()
                 conn.request("POST", self._path, body=body, headers=headers)
                 resp = conn.getresponse()
-                data = resp.read()
+                self.breaker.answered()
+                data = self._read_body(resp)
             except TimeoutError as exc:
                 self._drop_connection()
                 self.counters.add("timeouts")
+                self.breaker.timed_out()
                 raise RetryableError(f"timeout after {self.settings.timeout:g} s") from exc
             except (OSError, http.client.HTTPException) as exc:
                 self._drop_connection()
@@ -101,6 +120,22 @@ class OpenAIChatBackend:
             self.counters.add("malformed")
             raise RetryableError(f"malformed chat-completions body: {data[:200]!r}") from exc
         return "" if content is None else str(content)
+
+    def _read_body(self, resp: http.client.HTTPResponse) -> bytes:
+        """The response body, at most ``max_reply_mb`` megabytes: a longer one is not read (the connection is
+        dropped) and its round gets no reply (a judge error, not retried: the same request would get the same)."""
+        declared = resp.getheader("Content-Length")
+        size = int(declared) if declared and declared.strip().isdigit() else None
+        data = b"" if size is not None and size > self.max_body else resp.read(self.max_body + 1)
+        if len(data) > self.max_body or (size is not None and size > self.max_body):
+            self._drop_connection()
+            self.counters.add("replies_over_limit")
+            got = f"{size} bytes" if size is not None else f"more than {self.max_body} bytes"
+            raise TransportError(
+                f"reply too long: {got} from {self.base_url}, over the limit of {self.settings.max_reply_mb:g} MB "
+                "(not read; the judge ignored max_tokens? set AMBI_JUDGE_MAX_REPLY_MB to allow more)"
+            )
+        return data
 
     def complete(self, prompt: str, round_index: int) -> str:
         payload: dict[str, Any] = {
