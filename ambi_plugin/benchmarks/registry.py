@@ -42,6 +42,19 @@ class HubRelease:
 
 
 @dataclass(frozen=True)
+class Judged:
+    """A benchmark's LLM-assisted protocol (``ambi score --protocol llm``; IllusionBench's): its item scoring with a
+    judge and a reviewed decision (``score_item(rec, response, judge=, override=)``), the reviewed decisions
+    (``load_overrides(path)``, ``find_override(overrides, task, id)``) and the items to review
+    (``review_queue(task, records, items)``)."""
+
+    score_item: Callable[..., dict]
+    load_overrides: Callable[[Any], dict]
+    find_override: Callable[[Mapping, str | None, Any], dict | None]
+    review_queue: Callable[[str, Any, Any], list[dict]]
+
+
+@dataclass(frozen=True)
 class Rescore:
     """How ``ambi score`` re-scores a task of the benchmark outside a harness (the YAML's ``metadata.paper_table``
     names the kind; a task of a benchmark without one is scored by the runtime's own item scoring).
@@ -55,9 +68,7 @@ class Rescore:
     * ``prepare(rec)``: a record as the run presented it (options permuted ...); None: as read.
     * ``records(path, kind, rows)``: records from a released file that is not canonical (``--records``); None: only
       canonical records.
-    * ``judged``: the LLM-assisted protocol (``--protocol llm``): an object with ``metric_names(rec)``,
-      ``score_item(rec, response, judge=, override=)``, ``load_overrides(path)``, ``find_override(over, task, id)``
-      and ``review_queue(task, records, items)``; None: the benchmark has no such protocol.
+    * ``judged``: the LLM-assisted protocol (``--protocol llm``, :class:`Judged`); None: the benchmark has none.
     * ``explain(rec, response, judge=)``: the lines of ``ambi score --explain`` for the benchmark's own scoring.
     * ``describe``: the heading of the generic every-metric table ("every metric" when empty).
     """
@@ -69,9 +80,23 @@ class Rescore:
     aggregate: Callable[[str, list[dict]], float] | None = None
     prepare: Callable[[dict], dict] | None = None
     records: Callable[[Path, str, list[dict]], list[dict]] | None = None
-    judged: Any = None
+    judged: Judged | None = None
     explain: Callable[..., list[str]] | None = None
     describe: str = ""
+
+
+@dataclass(frozen=True)
+class Significance:
+    """The significance tests ``ambi report`` runs for a benchmark (AmbiBench A.6: Tables 10 and 11).
+
+    * ``columns``: (label, task, metric) of each compared cell: model against model per column (Table 11);
+    * ``pairs``: (label, label) of columns compared within one model (Table 10);
+    * ``paper_tables``: the reference tables holding the paper's own p-values, shown under ours.
+    """
+
+    columns: tuple[tuple[str, str, str], ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
+    paper_tables: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,7 +139,7 @@ class BenchmarkEntry:
     * ``results_tables(metrics)``: text ``ambi results`` prints after the generic table ("" when nothing of it ran).
     * ``results_extra``: (key, function of the results dict -> a dict or None) for the results JSON's ``ambi_plugin``
       section, e.g. the seeds of opt-in prompt variants.
-    * ``rescore``: :class:`Rescore`.
+    * ``rescore``: :class:`Rescore`; ``significance``: :class:`Significance`.
     """
 
     name: str
@@ -141,6 +166,7 @@ class BenchmarkEntry:
     results_tables: Callable[[Mapping[str, Mapping[str, float]]], str] | None = None
     results_extra: tuple[str, Callable[[dict], dict | None]] | None = None
     rescore: Rescore | None = None
+    significance: Significance | None = None
 
     @property
     def card_file(self) -> str:
@@ -298,7 +324,9 @@ __all__ = [
     "BenchmarkEntry",
     "BenchmarkPluginError",
     "HubRelease",
+    "Judged",
     "Rescore",
+    "Significance",
     "draw_region",
     "entries",
     "get",

@@ -1,4 +1,5 @@
-"""Significance tests for the report (AmbiBench A.6, Tables 10 and 11), from repeated runs or logged samples.
+"""Significance tests for the report, from repeated runs or logged samples: the comparisons each benchmark names on its
+registry entry (``significance``: AmbiBench A.6, Tables 10 and 11).
 
 The samples of a cell are the per-run values when a model has two or more runs (seeds, temperatures),
 otherwise the per-item scores of its logged samples (1/0 for accuracy-type metrics, the score for
@@ -13,7 +14,6 @@ import math
 from dataclasses import dataclass
 
 from ambi_plugin.core.scoring import slug
-from ambi_plugin.reports import layouts as L
 from ambi_plugin.reports.runs import Run, group_runs
 from ambi_plugin.reports.stats import compare
 
@@ -76,8 +76,17 @@ def _source(col: tuple[str, str, str]) -> tuple[str, str]:
     return col[1], col[2]
 
 
-def model_tests(runs: list[Run], *, test: str = "welch", columns=L.TABLE9_COLUMNS) -> list[dict]:
-    """Table 11: the first model against each other model, per column; Bonferroni over the columns."""
+def _significance() -> list:
+    from ambi_plugin.benchmarks.registry import entries
+
+    return [e.significance for e in entries().values() if e.significance is not None]
+
+
+def model_tests(runs: list[Run], *, test: str = "welch", columns=None) -> list[dict]:
+    """Table 11: the first model against each other model, per column; Bonferroni over the columns (``columns``:
+    (label, task, metric); default the registry's)."""
+    if columns is None:
+        return [row for sig in _significance() for row in model_tests(runs, test=test, columns=sig.columns)]
     groups = group_runs(runs)
     names = list(groups)
     out: list[dict] = []
@@ -109,9 +118,13 @@ def model_tests(runs: list[Run], *, test: str = "welch", columns=L.TABLE9_COLUMN
     return out
 
 
-def category_tests(runs: list[Run], *, test: str = "welch", pairs=L.TABLE10_PAIRS) -> list[dict]:
-    """Table 10: within each model, category against category (Welch; unpaired: different items)."""
-    cols = {c[0]: c for c in L.TABLE9_COLUMNS}
+def category_tests(runs: list[Run], *, test: str = "welch", pairs=None, columns=()) -> list[dict]:
+    """Table 10: within each model, category against category (Welch; unpaired: different items); ``pairs`` of
+    column labels of ``columns`` (default the registry's)."""
+    if pairs is None:
+        return [row for sig in _significance() for row in category_tests(runs, test=test, pairs=sig.pairs,
+                                                                           columns=sig.columns)]  # fmt: skip
+    cols = {c[0]: c for c in columns}
     out = []
     for name, group in group_runs(runs).items():
         samples, done = {}, []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ambi_plugin.benchmarks.ambibench.release_rows import HUB_REPO  # the authors' release
-from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, register
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Significance, register
 
 HUB_ENV = "AMBI_AMBIBENCH_HUB"
 
@@ -36,6 +36,30 @@ def _categories() -> tuple[str, ...]:
     return tuple(dict.fromkeys(t.category for t in TASKS))
 
 
+def _layouts() -> tuple:
+    from ambi_plugin.benchmarks.ambibench.tables import LAYOUTS
+
+    return LAYOUTS
+
+
+def _reference() -> dict:
+    from ambi_plugin.benchmarks.ambibench.tables import reference
+
+    return reference()
+
+
+def _results_tables(metrics) -> str:
+    from ambi_plugin.benchmarks.ambibench.tables import format_tables
+
+    return format_tables(metrics)  # the paper's columns and AVG, when AmbiBench tasks ran
+
+
+def _significance() -> Significance:
+    from ambi_plugin.benchmarks.ambibench.tables import PAPER_TEST_TABLES, TABLE9_COLUMNS, TABLE10_PAIRS
+
+    return Significance(TABLE9_COLUMNS, TABLE10_PAIRS, PAPER_TEST_TABLES)
+
+
 ENTRY = register(
     BenchmarkEntry(
         "ambibench",
@@ -48,5 +72,9 @@ ENTRY = register(
         layouts=f"the Hub release {HUB_REPO} as downloaded (metadata.jsonl beside the images and videos) or its zip",
         groups="ambibench_all",
         task_prefixes=("ambibench_",),
+        paper_layouts=_layouts,
+        reference=_reference,
+        results_tables=_results_tables,
+        significance=_significance(),
     )
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ambi_plugin.benchmarks.layout import shipped_reference
 from ambi_plugin.benchmarks.rcid.hub import HUB_ID as HUB_REPO  # an imagefolder copy of the authors' data
 from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, register
 
@@ -37,6 +38,18 @@ def _split(rec: dict) -> str | None:
     return rec.get("split")
 
 
+def _layouts() -> tuple:
+    from ambi_plugin.benchmarks.rcid.tables import LAYOUTS
+
+    return LAYOUTS
+
+
+def _derived(metrics) -> dict:
+    from ambi_plugin.benchmarks.rcid.tables import derived_metrics
+
+    return derived_metrics(metrics)
+
+
 ENTRY = register(
     BenchmarkEntry(
         "rcid",
@@ -50,5 +63,8 @@ ENTRY = register(
         layouts=f"a folder written by 'ambi rcid-copy', or the Hub copy {HUB_REPO} as downloaded",
         groups="ambi_rcid_all; offline: ambi rcid-copy --out DIR, then AMBI_RCID_DIR=DIR",
         task_prefixes=("ambi_rcid", "rcid"),
+        paper_layouts=_layouts,
+        reference=lambda: shipped_reference("rcid"),
+        derived_metrics=_derived,
     )
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ambi_plugin.benchmarks.registry import BenchmarkEntry, register
+from ambi_plugin.benchmarks.layout import shipped_reference
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, Rescore, register
 
 
 def _read(source: str | None) -> Path:
@@ -40,6 +41,50 @@ def _placement(records: str) -> tuple[str, str]:
     return records, "validation"
 
 
+def _layouts() -> tuple:
+    from ambi_plugin.benchmarks.viabench.tables import LAYOUTS
+
+    return LAYOUTS
+
+
+def _score_item(rec: dict, response, *, judge=None) -> dict:
+    from ambi_plugin.benchmarks.viabench.scoring import score_item
+
+    return score_item(rec, response, judge=judge)
+
+
+def _aggregate(name: str, items) -> float:
+    from ambi_plugin.benchmarks.viabench.scoring import aggregate
+
+    return aggregate(name, items)
+
+
+def _prepare(rec: dict) -> dict:
+    """The options as the run presented them (opt-in permutation / polarity variants)."""
+    from ambi_plugin.benchmarks.viabench.variants import prepare
+
+    return prepare(rec)
+
+
+def _explain(rec: dict, response, *, judge=None) -> list[str]:
+    from ambi_plugin.benchmarks.viabench.scoring import explain
+
+    return explain(rec, response, judge=judge)
+
+
+def _debias(results: dict) -> dict | None:
+    """The option-permutation / polarity-flip seeds of the run (``$AMBI_VIABENCH_PERMUTE_SEED``,
+    ``$AMBI_VIABENCH_FLIP_SEED``), when a VIA-Bench task ran and at least one is set."""
+    configs = results.get("configs") or {}
+    if not any(isinstance(c, dict) and str(c.get("dataset_path", "")).startswith("ambi://viabench")
+               for c in configs.values()):  # fmt: skip
+        return None
+    from ambi_plugin.benchmarks.viabench.variants import settings
+
+    seeds = settings()
+    return seeds if any(v is not None for v in seeds.values()) else None
+
+
 ENTRY = register(
     BenchmarkEntry(
         "viabench",
@@ -55,5 +100,16 @@ ENTRY = register(
         groups="ambi_viabench_all, ambi_viabench_val",
         fetch_hint="ambi viabench import --json val/val.json --images val/images --out DIR, then export {var}=DIR",
         task_prefixes=("ambi_viabench",),
+        paper_layouts=_layouts,
+        reference=lambda: shipped_reference("viabench"),
+        results_extra=("viabench_debias", _debias),
+        rescore=Rescore(
+            kinds=("viabench",),
+            score_item=_score_item,
+            aggregate=_aggregate,
+            prepare=_prepare,
+            explain=_explain,
+            describe="VIA-Bench Match and Judge, every metric",
+        ),
     )
 )
