@@ -90,6 +90,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
                           n_boot=args.bootstrap, seed=args.seed, test=args.test)  # fmt: skip
     write_report(report, args.out, formats=formats, plots=not args.no_plots, items=not args.no_items,
                  progress=not args.quiet)  # fmt: skip
+    for warning in report.warnings:  # also on stderr, where scripts (and --quiet users) look for warnings
+        print(f"ambi report: {warning}", file=sys.stderr)
     for fmt, path in report.written.items():
         print(f"wrote {fmt}: {path}")
     if "md" in report.written and not args.quiet:
@@ -152,9 +154,17 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     rp.add_argument("--name", action="append", default=None, help="model name per results path (in order)")
     rp.add_argument("--compare-paper", action="store_true", help="add the papers' rows and the differences")
     rp.add_argument("--paper-name", action="append", default=None, help="MODEL=PAPER ROW NAME, to match a paper row")
-    rp.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for 95%% intervals (0: none)")
+    rp.add_argument(
+        "--bootstrap", type=int, default=1000,
+        help="resamples of the bootstrap (95%% intervals of non-proportions, paired bootstrap test); 0: no intervals",
+    )  # fmt: skip
     rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
-    rp.add_argument("--test", choices=("welch", "paired"), default="welch", help="significance test (default Welch)")
+    rp.add_argument(
+        "--test", choices=("welch", "paired"), default="welch",
+        help="t-test of the AmbiBench A.6 protocol (categories; models with repeated runs): Welch, the default and "
+        "the only one these samples allow (paired is accepted for scripts; the rows say Welch). Models of one run "
+        "each are compared on the same items by McNemar's exact test / the paired bootstrap",
+    )  # fmt: skip
     rp.add_argument("--no-plots", action="store_true", help="skip the charts (no matplotlib needed)")
     rp.add_argument(
         "--no-items", action="store_true", help="HTML: no item browser (no images copied into the report folder)"

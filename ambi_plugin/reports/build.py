@@ -1,4 +1,10 @@
-"""``ambi report``: read results folders, build the tables, tests and charts, write each format."""
+"""``ambi report``: read results folders, build the tables, tests and charts, write each format.
+
+The tests: models of one run each on the same items (:mod:`ambi_plugin.reports.paired`: McNemar's exact test,
+the paired bootstrap, Holm), and the AmbiBench A.6 protocol where it reproduces the paper's tables
+(:mod:`ambi_plugin.reports.significance`: categories within a model, models with repeated runs). The warnings: a
+run cut short by ``--limit``, tasks a run skipped (``--skip-missing``) with the reason.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.reports import render
+from ambi_plugin.reports.paired import paired_model_tests
 from ambi_plugin.reports.reference import reference_table
+from ambi_plugin.reports.results import limit_warning
 from ambi_plugin.reports.runs import Run, load_runs
 from ambi_plugin.reports.significance import category_tests, model_tests
 from ambi_plugin.reports.switch_heads import PatchingSection, find_patching, has_results
@@ -25,6 +33,8 @@ class Report:
     paper_tests: list[Table] = field(default_factory=list)  # the paper's test tables (--compare-paper)
     patching: list[PatchingSection] = field(default_factory=list)  # switch-head causal checks (ambi switch-heads)
     settings: dict = field(default_factory=dict)  # compare_paper, aliases, n_boot, seed: for the HTML overview
+    warnings: list[str] = field(default_factory=list)  # --limit runs, skipped tasks: printed first in every format
+    test_notes: list[str] = field(default_factory=list)  # model pairs the tests do not compare, and why
 
 
 def paper_test_tables() -> list[Table]:
@@ -40,6 +50,22 @@ def paper_test_tables() -> list[Table]:
                         note=r.get("note", ""), group=r.get("group", "")) for r in ref["rows"]]  # fmt: skip
             out.append(Table(key, entry.name, f"{entry.title} {ref['title']}", list(ref["columns"]), rows, digits=4,
                              chart=False, number_format="g"))  # fmt: skip
+    return out
+
+
+def run_warnings(runs: Sequence[Run]) -> list[str]:
+    """Per run: a warning when ``--limit`` cut its tasks short (as ``ambi results`` says it), and each task it
+    skipped (``ambi eval --skip-missing``: no numbers) with the reason its preflight gave."""
+    out = []
+    for run in runs:
+        where = f"{run.name} ({run.path})"
+        warning = limit_warning(run.config.get("limit"))
+        if warning:
+            out.append(f"WARNING: run {where} {warning}")
+        skipped = run.ambi.get("skipped")
+        for task, why in skipped.items() if isinstance(skipped, dict) else ():
+            out.append(f"skipped task {task} (run {where}): {why}. ambi eval --skip-missing ran the other tasks; this "
+                       "one has no numbers and is absent from the tables")  # fmt: skip
     return out
 
 
@@ -84,10 +110,14 @@ def build_report(
     keep = [i for i, p in enumerate(paths) if str(Path(p)) not in with_patching or has_results(p)]
     runs = load_runs([paths[i] for i in keep], names=[names[i] for i in keep] if names else None) if keep else []
     tables = build_tables(runs, compare_paper=compare_paper, aliases=aliases, n_boot=n_boot, seed=seed)
-    tests = category_tests(runs, test=test) + model_tests(runs, test=test)
+    paired, test_notes = paired_model_tests(runs, n_boot=n_boot, seed=seed)
+    # the A.6 protocol: categories within a model (Table 10); models only where both have repeated runs (Table 11)
+    # (a paired t-test has nothing to pair there: categories hold different items, repeated runs are no items; the
+    # rows and the section's title say Welch)
+    tests = paired + category_tests(runs, test=test) + model_tests(runs, test="welch", samples="runs")
     # beside our tests, the paper's (Tables 10 and 11), as every reference row: with --compare-paper
     return Report(runs, tables, tests, paper_tests=paper_test_tables() if compare_paper and tests else [],
-                  patching=patching,
+                  patching=patching, warnings=run_warnings(runs), test_notes=test_notes,
                   settings={"compare_paper": compare_paper, "aliases": aliases, "n_boot": n_boot, "seed": seed})  # fmt: skip
 
 
@@ -115,8 +145,11 @@ def write_report(
     patch_plots = _copy_patching_plots(report.patching, out) if plots else {}
     for fmt in formats:
         papers = report.paper_tests
+        said = {"warnings": report.warnings}
+        notes = {"test_notes": report.test_notes}
         if fmt == "md":
-            text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots, paper_tests=papers)
+            text = render.to_markdown(report.tables, report.tests, title=title, plots=report.plots, paper_tests=papers,
+                                      **said, **notes)  # fmt: skip
             text += render.patching_markdown(report.patching, patch_plots)
         elif fmt == "html":
             from ambi_plugin.reports.web import write_html
@@ -126,11 +159,11 @@ def write_report(
                                              items=items, progress=progress)  # fmt: skip
             continue
         elif fmt == "latex":
-            text = render.to_latex(report.tables, report.tests, paper_tests=papers)
+            text = render.to_latex(report.tables, report.tests, paper_tests=papers, **said, **notes)
         elif fmt == "csv":
-            text = render.to_csv([*report.tables, *papers], report.tests)
+            text = render.to_csv([*report.tables, *papers], report.tests, **said)
         else:
-            text = render.to_json([*report.tables, *papers], report.tests)
+            text = render.to_json([*report.tables, *papers], report.tests, **said, **notes)
         ext = {"md": "md", "html": "html", "latex": "tex", "csv": "csv", "json": "json"}[fmt]
         path = out / f"report.{ext}"
         path.write_text(text, encoding="utf-8")

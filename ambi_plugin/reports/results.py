@@ -45,6 +45,16 @@ def format_results_table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def limit_warning(limit) -> str | None:
+    """What a run's ``--limit`` means for its numbers ("used --limit 6: ..."), None for a run without one."""
+    if limit in (None, "", 0):
+        return None
+    return (
+        f"used --limit {limit}: each task ran on at most {limit} items, so the numbers are not the benchmark's and "
+        "cannot be compared with the papers"
+    )
+
+
 def format_run_header(results: dict) -> str:
     """What ran: the model and its arguments, items per task, a warning when ``--limit`` cut the tasks short, and the
     tasks skipped by the preflight or with item errors."""
@@ -57,12 +67,9 @@ def format_run_header(results: dict) -> str:
     counts = {t: (v or {}).get("effective") for t, v in sorted(samples.items()) if isinstance(v, dict)}
     if counts:
         lines.append("items per task: " + ", ".join(f"{t} {n}" for t, n in counts.items()))
-    limit = config.get("limit")
-    if limit not in (None, "", 0):
-        lines.append(
-            f"WARNING: this run used --limit {limit}: each task ran on at most {limit} items, so the numbers are not "
-            "the benchmark's and cannot be compared with the papers"
-        )
+    warning = limit_warning(config.get("limit"))
+    if warning:
+        lines.append(f"WARNING: this run {warning}")
     section = results.get("ambi_plugin") or {}
     for task, why in (section.get("skipped") or {}).items():
         lines.append(f"skipped (NaN): {task}: {why}")

@@ -28,6 +28,7 @@ class Run:
     metrics: dict[str, dict[str, float]]
     samples: dict[str, Path] = field(default_factory=dict)  # task -> logged samples JSONL
     config: dict[str, Any] = field(default_factory=dict)
+    ambi: dict[str, Any] = field(default_factory=dict)  # the results JSON's ``ambi_plugin`` section (skipped tasks ...)
 
     def value(self, task: str, metric: str) -> float | None:
         v = self.metrics.get(task, {}).get(metric)
@@ -103,6 +104,7 @@ def load_run(results_path: Path, *, name: str | None = None) -> Run:
         metrics=task_metrics(results),
         samples=samples,
         config=results.get("config") or {},
+        ambi=results.get("ambi_plugin") if isinstance(results.get("ambi_plugin"), dict) else {},
     )
 
 

@@ -1,11 +1,17 @@
-"""Significance tests for the report, from repeated runs or logged samples: the comparisons each benchmark names on its
-registry entry (``significance``: AmbiBench A.6, Tables 10 and 11).
+"""The per-item scores every report statistic reads, and the significance protocol of a benchmark that names one on
+its registry entry (``significance``: AmbiBench A.6, Tables 10 and 11).
 
-The samples of a cell are the per-run values when a model has two or more runs (seeds, temperatures),
-otherwise the per-item scores of its logged samples (1/0 for accuracy-type metrics, the score for
-``desc_score``). Welch's t-test by default (PROTOCOL), paired as an option (model against model on the
-same items, matched by record id). Bonferroni over the comparisons of one table, uncapped as the paper
-prints it and capped at 1 beside it.
+:func:`item_scores` is the per-item score of a metric that is a mean over items (1/0 for accuracy-type metrics,
+the graded score for ``desc_score``); :func:`binary_scores` says whether such a mean is a proportion (Wilson
+intervals, McNemar's test) or not (bootstrap).
+
+The A.6 protocol, as the paper runs it: the samples of a cell are the per-run values when a model has two or more
+runs (seeds, temperatures), otherwise the per-item scores of its logged samples. Welch's t-test by default
+(PROTOCOL), paired as an option. Bonferroni over the comparisons of one block, uncapped as the paper prints it and
+capped at 1 beside it. The report uses it where it reproduces the paper's tables: category against category
+within a model (Table 10) and model against model over repeated runs (Table 11); models of one run each are
+compared on the same items by :mod:`ambi_plugin.reports.paired` instead (McNemar's exact test, no t-test on 0/1
+outcomes).
 """
 
 from __future__ import annotations
@@ -20,13 +26,29 @@ from ambi_plugin.reports.stats import compare
 ITEM_BASES = ("acc", "exact_match", "hit_rate", "desc_score", "desc_score_llm", "acc_llm", "acc_match", "acc_judge")
 # VIA-Bench: the item key of each protocol's decision (None on items without a known answer: not counted)
 VIA_KEYS = {"acc_match": "correct_match", "acc_judge": "correct_judge"}
+# bases whose item score is a graded score (0/1/2), read from a score field: their mean is never a proportion,
+# even in a run whose items all scored 0 or 1
+GRADED_BASES = ("desc_score", "desc_score_llm")
+A6 = "AmbiBench A.6"  # the ``protocol`` of the rows this module builds
+
+
+def metric_base(metric: str) -> str | None:
+    """The item-score base of ``metric`` (``acc`` for ``acc_hybrid`` ...), None when it is not a mean of item scores."""
+    return next((b for b in sorted(ITEM_BASES, key=len, reverse=True) if metric == b or metric.startswith(b + "_")),
+                None)  # fmt: skip
+
+
+def binary_scores(metric: str, values) -> bool:
+    """Whether the mean of these item scores of ``metric`` is a proportion: there is at least one, every one is 0
+    or 1, and the metric's item score is a 0/1 decision, not a graded score."""
+    values = list(values)
+    return bool(values) and metric_base(metric) not in GRADED_BASES and all(v in (0.0, 1.0) for v in values)
 
 
 def item_scores(metric: str, items: list[dict]) -> dict[str, float] | None:
     """{record id: score} of the items ``metric`` averages over, or None when the metric is not a mean of
     per-item scores (AP, FP ratio ...)."""
-    base = next((b for b in sorted(ITEM_BASES, key=len, reverse=True) if metric == b or metric.startswith(b + "_")),
-                None)  # fmt: skip
+    base = metric_base(metric)
     if base is None:
         return None
     rest = metric[len(base) + 1 :] if metric != base else ""
@@ -82,11 +104,14 @@ def _significance() -> list:
     return [e.significance for e in entries().values() if e.significance is not None]
 
 
-def model_tests(runs: list[Run], *, test: str = "welch", columns=None) -> list[dict]:
+def model_tests(runs: list[Run], *, test: str = "welch", columns=None, samples: str | None = None) -> list[dict]:
     """Table 11: the first model against each other model, per column; Bonferroni over the columns (``columns``:
-    (label, task, metric); default the registry's)."""
+    (label, task, metric); default the registry's). ``samples="runs"``: only the columns where both models have
+    repeated runs (the paper's protocol)."""
     if columns is None:
-        return [row for sig in _significance() for row in model_tests(runs, test=test, columns=sig.columns)]
+        return [
+            row for sig in _significance() for row in model_tests(runs, test=test, columns=sig.columns, samples=samples)
+        ]
     groups = group_runs(runs)
     names = list(groups)
     out: list[dict] = []
@@ -96,7 +121,7 @@ def model_tests(runs: list[Run], *, test: str = "welch", columns=None) -> list[d
             task, metric = _source(col)
             a = cell_samples(groups[names[0]], task, metric, 100.0)
             b = cell_samples(groups[other], task, metric, 100.0)
-            if a is None or b is None:
+            if a is None or b is None or (samples is not None and not a.source == b.source == samples):
                 continue
             if test == "paired":
                 if a.by_id is None or b.by_id is None:
@@ -114,7 +139,8 @@ def model_tests(runs: list[Run], *, test: str = "welch", columns=None) -> list[d
             samples[f"{names[0]}|{label}"], samples[f"{other}|{label}"] = sa, sb
             pairs.append((f"{names[0]}|{label}", f"{other}|{label}"))
         for (label, _, _, src), row in zip(block, compare(samples, pairs, test=test)):
-            out.append({"comparison": f"{names[0]} vs {other}", "column": label, "samples": src, **_clean(row)})
+            out.append({"comparison": f"{names[0]} vs {other}", "column": label, "samples": src, **_clean(row),
+                        "protocol": A6, "correction": "bonferroni", "family_size": len(block)})  # fmt: skip
     return out
 
 
@@ -139,7 +165,8 @@ def category_tests(runs: list[Run], *, test: str = "welch", pairs=None, columns=
             continue
         rows = compare(samples, [(a, b) for a, b, _ in done], test="welch" if test == "paired" else test)
         for (a, b, src), row in zip(done, rows):
-            out.append({"comparison": name, "column": f"{a} vs {b}", "samples": src, **_clean(row)})
+            out.append({"comparison": name, "column": f"{a} vs {b}", "samples": src, **_clean(row),
+                        "protocol": A6, "correction": "bonferroni", "family_size": len(done)})  # fmt: skip
     return out
 
 

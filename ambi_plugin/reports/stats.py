@@ -2,15 +2,22 @@
 
 * :func:`mean_std` - mean and sample standard deviation (ddof=1) over runs: "mean and variant" in the
   papers means mean +- std.
+* :func:`wilson_ci` - Wilson score interval of a proportion k/n (the interval of a metric that is the mean of
+  0/1 item scores): never degenerate (0/8 gives [0, 0.324] at 95%, 1/1 gives [0.207, 1]), inside [0, 1].
 * :func:`bootstrap_ci` - percentile bootstrap interval of any metric over items (resampling items with
-  replacement, seeded), from the per-item scores lmms-eval logs with ``--log_samples``.
-* :func:`welch_t_test` (default, PROTOCOL: the paper says only "t-test") and :func:`paired_t_test`
-  (option) between two models or two categories; :func:`bonferroni` multiplies by the number of
-  comparisons and keeps the product uncapped as AmbiBench Table 11 prints it (p = 1.865), with a capped
-  column beside it.
+  replacement, seeded), from the per-item scores lmms-eval logs with ``--log_samples``: kept for metrics that
+  are not proportions (graded 0/1/2 scores, AP, rates that are not item means).
+* :func:`mcnemar_exact` - McNemar's exact test of two models' 0/1 outcomes on the same items (a two-sided
+  binomial test on the discordant pairs); :func:`paired_bootstrap` - the paired bootstrap of a mean difference
+  on the same items (graded scores); :func:`holm` - Holm's step-down adjustment over one table's comparisons.
+* The AmbiBench A.6 protocol: :func:`welch_t_test` (default, PROTOCOL: the paper says only "t-test") and
+  :func:`paired_t_test` (option) between two models or two categories over repeated runs; :func:`bonferroni`
+  multiplies by the number of comparisons and keeps the product uncapped as AmbiBench Table 11 prints it
+  (p = 1.865), with a capped column beside it.
 
 Pure functions on lists of floats; the t distribution comes from :mod:`scipy.stats` when installed and
-otherwise from a regularized incomplete beta function implemented here (same values to ~1e-10).
+otherwise from a regularized incomplete beta function implemented here (same values to ~1e-10); the normal
+quantile from :class:`statistics.NormalDist`; the binomial tail of McNemar's test is summed exactly in integers.
 """
 
 from __future__ import annotations
@@ -19,8 +26,103 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from ambi_plugin.core.metrics import mean_std  # the one mean +- std (core): std NaN for fewer than two values
+
+WILSON, BOOTSTRAP = "wilson", "bootstrap"  # a cell interval's method, as the JSON and CSV name it
+METHOD_NAMES = {WILSON: "Wilson score", BOOTSTRAP: "percentile bootstrap"}
+
+
+def interval_label(method: str, confidence: float = 0.95) -> str:
+    """The label printed with an interval: ``"95% Wilson score"``, ``"95% percentile bootstrap"``."""
+    return f"{100 * confidence:g}% {METHOD_NAMES.get(method, method)}"
+
+
+def wilson_ci(k: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of the proportion ``k / n`` (Wilson 1927): the p whose score test at level
+    ``1 - confidence`` does not reject k of n. NaN for n = 0. The end at 0 (k = 0) and at 1 (k = n) is exact."""
+    if n <= 0:
+        return math.nan, math.nan
+    if not 0 <= k <= n:
+        raise ValueError(f"Expected 0 <= k <= n for a proportion but got k={k}, n={n}")
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    p, z2 = k / n, z * z
+    denom = 1.0 + z2 / n
+    center = (p + z2 / (2.0 * n)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+    lo = 0.0 if k == 0 else max(0.0, center - half)
+    hi = 1.0 if k == n else min(1.0, center + half)
+    return lo, hi
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """McNemar's exact test (two-sided): ``b`` items only model A got right, ``c`` only model B; under the null
+    each discordant item is A's with probability 1/2, so p = min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2).
+    No discordant item: p = 1. The tail is summed in integers, so it is exact before the one final division."""
+    if b < 0 or c < 0:
+        raise ValueError(f"Expected non-negative discordant counts but got b={b}, c={c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    term, tail = 1, 1  # C(n, 0)
+    for i in range(min(b, c)):
+        term = term * (n - i) // (i + 1)
+        tail += term
+    return min(1.0, 2 * tail / 2**n)
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values (Holm 1979; family-wise error controlled at any level): the i-th
+    smallest of the m p-values becomes max over j <= i of min(1, (m - j + 1) p_(j)). A missing p (None, NaN)
+    stays missing and is not counted in m."""
+    idx = [i for i, p in enumerate(p_values) if p is not None and not math.isnan(p)]
+    order = sorted(idx, key=lambda i: p_values[i])
+    m = len(order)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * float(p_values[i])))
+        out[i] = running
+    return out
+
+
+@dataclass(frozen=True)
+class PairedBootstrap:
+    """The mean of the paired differences a_i - b_i, its percentile interval, and the two-sided p-value of the
+    null-centred bootstrap (the differences shifted to mean 0, Efron & Tibshirani 1993, 16.4)."""
+
+    diff: float
+    low: float
+    high: float
+    p_value: float
+    n_resamples: int
+
+
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> PairedBootstrap:
+    """Resample the pairs (a_i, b_i) with replacement: a percentile interval of mean(a - b) and a p-value
+    (1 + #{|mean of the centred resample| >= |observed|}) / (1 + n_resamples)."""
+    import numpy as np
+
+    if len(a) != len(b):
+        raise ValueError(f"Expected two sequences of the same length for a paired test but got {len(a)} and {len(b)}")
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if d.size == 0 or n_resamples <= 0:
+        return PairedBootstrap(math.nan, math.nan, math.nan, math.nan, n_resamples)
+    obs = float(d.mean())
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_resamples)
+    chunk = max(1, 2_000_000 // d.size)
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        means[start:stop] = d[rng.integers(0, d.size, size=(stop - start, d.size))].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    centred = np.abs(means - obs)  # the resampled means of d - mean(d)
+    extreme = int((centred >= abs(obs) - 1e-12 * max(1.0, abs(obs))).sum())
+    return PairedBootstrap(obs, float(lo), float(hi), (1 + extreme) / (1 + n_resamples), n_resamples)
 
 
 def bootstrap_ci(

@@ -1,5 +1,10 @@
 """Build the report's tables: one per paper layout (and per uncovered task), a row per model and variant,
-mean +- std over repeated runs, bootstrap intervals from logged samples, and the paper's rows.
+mean +- std over repeated runs, 95% intervals from logged samples, and the paper's rows.
+
+A cell's interval (one run with ``--log_samples``): the Wilson score interval when the metric is the mean of 0/1
+item scores (every logged item's score is 0 or 1 and the score is not a graded one), the percentile bootstrap over
+items otherwise (graded 0/1/2 scores, AP, rates that are not item means). Each cell carries its method; each
+table's notes say which method gives the intervals of which column.
 
 Cells hold display values (percent or raw, per layout). A row's ``kind`` is ``run`` (the user's),
 ``paper`` (a reference row; ``marks`` flag printed cells that contradict the paper's own counts) or
@@ -15,7 +20,15 @@ from ambi_plugin.core.scoring import aggregate
 from ambi_plugin.reports import layouts as L
 from ambi_plugin.reports.reference import find_paper_row, reference_table
 from ambi_plugin.reports.runs import Run, group_runs
-from ambi_plugin.reports.stats import bootstrap_ci, bootstrap_mean_ci, mean_std
+from ambi_plugin.reports.stats import (
+    BOOTSTRAP,
+    WILSON,
+    bootstrap_ci,
+    bootstrap_mean_ci,
+    interval_label,
+    mean_std,
+    wilson_ci,
+)
 
 AVG, RANK = "AVG", "Rank"
 REF_ALIASES = {"Avg.": AVG}
@@ -29,6 +42,8 @@ class Cell:
     std: float | None = None
     ci: tuple[float, float] | None = None
     mark: str = ""
+    ci_method: str = ""  # "wilson" | "bootstrap" (stats.WILSON / stats.BOOTSTRAP) when ``ci`` is set
+    n: int | None = None  # the items the interval is over
 
 
 @dataclass
@@ -54,6 +69,7 @@ class Table:
     chart: bool = True
     notes: list[str] = field(default_factory=list)
     number_format: str = "f"  # "f": ``digits`` decimals; "g": ``digits`` significant digits (p-values)
+    ci_level: float = 0.95
 
     def run_rows(self) -> list[Row]:
         return [r for r in self.rows if r.kind == "run"]
@@ -75,7 +91,9 @@ def _lookup(layout: L.Layout, col: L.Column, var: L.Variant, metrics: dict) -> t
     return None
 
 
-def _ci(run: Run, task: str, metric: str, scale: float, *, n_boot: int, seed: int, cache: dict) -> tuple | None:
+def _ci(run: Run, task: str, metric: str, scale: float, *, n_boot: int, seed: int, cache: dict) -> Cell | None:
+    """A cell holding only the interval of ``metric`` over the run's logged items of ``task`` (its method and n),
+    or None (no samples, no item scored, a metric the core does not compute, or ``n_boot`` 0: no intervals)."""
     if n_boot <= 0 or task not in run.samples:
         return None
     key = (str(run.path), task)
@@ -84,20 +102,47 @@ def _ci(run: Run, task: str, metric: str, scale: float, *, n_boot: int, seed: in
     items = cache[key]
     if not items:
         return None
-    from ambi_plugin.reports.significance import item_scores
+    from ambi_plugin.reports.significance import binary_scores, item_scores
 
     scores = item_scores(metric, items)
-    if scores is not None:  # a mean of per-item scores: vectorized (none scored: no interval)
+    if scores is not None:  # a mean of per-item scores (none scored: no interval)
         if not scores:
             return None
-        lo, hi = bootstrap_mean_ci(list(scores.values()), n_resamples=n_boot, seed=seed)
-        return (lo * scale, hi * scale) if _finite(lo) else None
+        vals = list(scores.values())
+        if binary_scores(metric, vals):  # a proportion: k of n items
+            lo, hi = wilson_ci(round(sum(vals)), len(vals))
+            return Cell(None, ci=(lo * scale, hi * scale), ci_method=WILSON, n=len(vals))
+        lo, hi = bootstrap_mean_ci(vals, n_resamples=n_boot, seed=seed)
+        return Cell(None, ci=(lo * scale, hi * scale), ci_method=BOOTSTRAP, n=len(vals)) if _finite(lo) else None
     try:
         aggregate(metric, items)
     except (KeyError, TypeError, ValueError):
         return None  # a metric the core aggregations do not compute (another module's own metric)
     lo, hi = bootstrap_ci(items, lambda xs: aggregate(metric, xs), n_resamples=n_boot, seed=seed)
-    return (lo * scale, hi * scale) if _finite(lo) else None
+    return Cell(None, ci=(lo * scale, hi * scale), ci_method=BOOTSTRAP, n=len(items)) if _finite(lo) else None
+
+
+def interval_note(table: Table, *, n_boot: int, seed: int) -> str | None:
+    """Which interval each column's ``[lo, hi]`` is: level and method, and the columns (or cells) it covers."""
+    where: dict[str, list[str]] = {}
+    for j, col in enumerate(table.columns):
+        methods = {r.cells[j].ci_method for r in table.rows if j < len(r.cells) and r.cells[j].ci}
+        for m in sorted(methods):
+            if len(methods) == 1:
+                where.setdefault(m, []).append(col)
+            else:  # one column, two methods (different metrics behind it): name the rows
+                rows = [r.label + (f" ({r.setting})" if r.setting else "") for r in table.rows
+                        if j < len(r.cells) and r.cells[j].ci_method == m]  # fmt: skip
+                where.setdefault(m, []).append(f"{col} ({', '.join(rows)})")
+    if not where:
+        return None
+    what = {WILSON: "a proportion: every logged item scored 0 or 1",
+            BOOTSTRAP: f"over the logged items; {n_boot} resamples, seed {seed}"}  # fmt: skip
+    if len(where) == 1:  # one method for every interval of the table
+        ((m, _),) = where.items()
+        return f"[lo, hi]: {interval_label(m, table.ci_level)} interval ({what[m]})"
+    return "; ".join(f"[lo, hi] in {', '.join(cols)}: {interval_label(m, table.ci_level)} interval ({what[m]})"
+                     for m, cols in where.items())  # fmt: skip
 
 
 def layout_table(
@@ -120,8 +165,9 @@ def layout_table(
                 mean, std = mean_std(vals)
                 cell = Cell(mean, std if len(vals) > 1 else None)
                 if len(group) == 1 and hits[0]:
-                    cell.ci = _ci(group[0], hits[0][0], hits[0][1], layout.scale, n_boot=n_boot, seed=seed,
-                                  cache=cache)  # fmt: skip
+                    got = _ci(group[0], hits[0][0], hits[0][1], layout.scale, n_boot=n_boot, seed=seed, cache=cache)
+                    if got is not None:
+                        cell.ci, cell.ci_method, cell.n = got.ci, got.ci_method, got.n
                 cells.append(cell)
             if found:
                 rows.append(Row(name, var.label if len(layout.variants) > 1 else "", "run", cells, n_runs=len(group)))
@@ -137,8 +183,12 @@ def layout_table(
         columns.append(RANK)
         add_ranks(rows)
     notes = [layout.note] if layout.note else []
-    return Table(layout.key, layout.benchmark, layout.title, columns, rows, layout.digits, layout.transpose,
-                 layout.chart, notes)  # fmt: skip
+    table = Table(layout.key, layout.benchmark, layout.title, columns, rows, layout.digits, layout.transpose,
+                  layout.chart, notes)  # fmt: skip
+    note = interval_note(table, n_boot=n_boot, seed=seed)
+    if note:
+        table.notes.append(note)
+    return table
 
 
 def add_ranks(rows: list[Row]) -> None:

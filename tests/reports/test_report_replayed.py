@@ -239,8 +239,8 @@ def test_illusionvqa_tables_3_and_5(replayed, tables):
     assert seen >= 1
 
 
-def test_viabench_cells_and_bootstrap_intervals(replayed, tables):
-    from ambi_plugin.reports.stats import bootstrap_mean_ci
+def test_viabench_cells_and_wilson_intervals(replayed, tables):
+    from scipy.stats import binomtest
 
     t = tables["via_main"]
     row = next(r for r in t.run_rows() if r.setting == "normal")
@@ -250,7 +250,9 @@ def test_viabench_cells_and_bootstrap_intervals(replayed, tables):
             flags = [via_right(i, proto) for i in range(len(recs))]
             cell = row.cells[t.columns.index(f"{cat.upper()} {proto.title()}")]
             assert cell.value == pytest.approx(pct(flags)), (cat, proto)
-            # the interval comes from the logged items (VIA-Bench items are visible to the statistics)
-            lo, hi = bootstrap_mean_ci([float(f) for f in flags], n_resamples=200, seed=0)
-            assert cell.ci == pytest.approx((100 * lo, 100 * hi)), (cat, proto)
+            # the interval comes from the logged items (VIA-Bench items are visible to the statistics); 0/1 item
+            # scores: the Wilson interval of k of n (SciPy's as the reference)
+            ci = binomtest(sum(flags), len(flags)).proportion_ci(method="wilson")
+            assert cell.ci == pytest.approx((100 * ci.low, 100 * ci.high)), (cat, proto)
+            assert (cell.ci_method, cell.n) == ("wilson", len(flags))
             assert cell.ci[0] <= cell.value <= cell.ci[1]

@@ -167,13 +167,17 @@ def page(
     order = [b for b in titles if b in groups] + [b for b in groups if b not in titles]
     toc = ["<a href='#overview'>Overview</a>"]
     toc += [f"<a href='#sec-{e(b or 'other')}'>{e(titles.get(b, b))}</a>" for b in order]
-    if report.tests or report.paper_tests:
+    if report.tests or report.paper_tests or report.test_notes:
         toc.append("<a href='#significance'>Significance tests</a>")
     if extra_markdown.strip():
         toc.append("<a href='#switch-heads'>Switch heads</a>")
     toc.append("<a href='#items'>Items</a>")
     body = [f"<header class='top'><h1>{e(title)}</h1>{_run_meta(report.runs)}</header>",
             "<nav class='toc' aria-label='contents'>" + "".join(toc) + "</nav><main>"]  # fmt: skip
+    if report.warnings:  # a --limit run, tasks a run skipped: first, as in every format
+        body.append(
+            "<ul class='warnings' role='alert'>" + "".join(f"<li>{e(w)}</li>" for w in report.warnings) + "</ul>"
+        )
     body.append("<section id='overview'><h2>Overview</h2><div class='ov-wrap'>")
     if rows:
         body.append(overview_table(models, rows, items=task_items))
@@ -190,13 +194,16 @@ def page(
             links = ", ".join(f"<a href='#items={e(t.task)}'>{e(t.task)}</a> ({len(t.items)})" for t in mine)
             body.append(f"<p class='items-links'>Items: {links}</p>")
         body.append("</section>")
-    if report.tests or report.paper_tests:
-        body.append(f"<section id='significance'><h2>{e(render.TESTS_TITLE)}</h2>")
-        if report.tests:
-            body.append("<table><thead><tr>"
-                        + "".join(f"<th scope='col'>{e(h)}</th>" for h in render.TEST_COLUMNS) + "</tr></thead><tbody>"
-                        + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>"
-                                  for r in render._test_rows(report.tests)) + "</tbody></table>")  # fmt: skip
+    sections = render.test_sections(report.tests, report.test_notes)  # as the Markdown report lays them out
+    if sections or report.paper_tests:
+        body.append("<section id='significance'>")
+        for head, notes, header, rows in sections:
+            body.append(f"<h2>{e(head)}</h2>" + "".join(f"<p class='notes'>{e(n)}</p>" for n in notes))
+            if rows:
+                body.append("<table><thead><tr>"
+                            + "".join(f"<th scope='col'>{e(h)}</th>" for h in header) + "</tr></thead><tbody>"
+                            + "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+                            + "</tbody></table>")  # fmt: skip
         for t in report.paper_tests:
             body.append(table_html(t, f"paper-{t.key}", prefix="Paper: "))
         body.append("</section>")

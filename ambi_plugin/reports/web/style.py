@@ -16,7 +16,7 @@ header.top{padding:8px 16px 4px;border-bottom:1px solid var(--line)}
 header.top h1{font-size:18px;margin:0 0 2px}
 .meta{color:var(--muted);font-size:12px;margin:0}
 .meta abbr{text-decoration:none;border-bottom:1px dotted var(--muted)}
-.warn{color:var(--warn)}
+.warn{color:var(--warn)}ul.warnings{color:var(--warn);margin:8px 16px;padding-left:18px}
 nav.toc{display:flex;flex-wrap:wrap;gap:2px 12px;font-size:13px;padding:4px 16px;border-bottom:1px solid var(--line);
 position:sticky;top:0;background:var(--bg);z-index:5}
 main{padding:0 16px 40px}
