@@ -91,12 +91,14 @@ class Significance:
 
     * ``columns``: (label, task, metric) of each compared cell: model against model per column (Table 11);
     * ``pairs``: (label, label) of columns compared within one model (Table 10);
-    * ``paper_tables``: the reference tables holding the paper's own p-values, shown under ours.
+    * ``paper_tables``: the reference tables holding the paper's own p-values, shown under ours;
+    * ``protocol``: the name the report gives these tests ("AmbiBench A.6").
     """
 
     columns: tuple[tuple[str, str, str], ...] = ()
     pairs: tuple[tuple[str, str], ...] = ()
     paper_tables: tuple[str, ...] = ()
+    protocol: str = "t-test"
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ def load_records(
             raise ScoreError(
                 f"could not read the records of task {info.name!r} from {where} ({type(exc).__name__}: "
                 f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}). Offline, pass --records FILE (canonical "
-                "records; for IllusionVQA the released questions JSONL, or the authors' answers file itself) or "
+                "records, or a released file the task's benchmark reads itself) or "
                 "--data-dir FOLDER (a local copy, see `ambi import`)"
             ) from None
     path = Path(records)

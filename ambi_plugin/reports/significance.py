@@ -29,7 +29,6 @@ VIA_KEYS = {"acc_match": "correct_match", "acc_judge": "correct_judge"}
 # bases whose item score is a graded score (0/1/2), read from a score field: their mean is never a proportion,
 # even in a run whose items all scored 0 or 1
 GRADED_BASES = ("desc_score", "desc_score_llm")
-A6 = "AmbiBench A.6"  # the ``protocol`` of the rows this module builds
 
 
 def metric_base(metric: str) -> str | None:
@@ -104,13 +103,17 @@ def _significance() -> list:
     return [e.significance for e in entries().values() if e.significance is not None]
 
 
-def model_tests(runs: list[Run], *, test: str = "welch", columns=None, samples: str | None = None) -> list[dict]:
+def model_tests(
+    runs: list[Run], *, test: str = "welch", columns=None, samples: str | None = None, protocol: str = "t-test"
+) -> list[dict]:
     """Table 11: the first model against each other model, per column; Bonferroni over the columns (``columns``:
     (label, task, metric); default the registry's). ``samples="runs"``: only the columns where both models have
     repeated runs (the paper's protocol)."""
     if columns is None:
         return [
-            row for sig in _significance() for row in model_tests(runs, test=test, columns=sig.columns, samples=samples)
+            row
+            for sig in _significance()
+            for row in model_tests(runs, test=test, columns=sig.columns, samples=samples, protocol=sig.protocol)
         ]
     groups = group_runs(runs)
     names = list(groups)
@@ -140,16 +143,18 @@ def model_tests(runs: list[Run], *, test: str = "welch", columns=None, samples: 
             pairs.append((f"{names[0]}|{label}", f"{other}|{label}"))
         for (label, _, _, src), row in zip(block, compare(samples, pairs, test=test)):
             out.append({"comparison": f"{names[0]} vs {other}", "column": label, "samples": src, **_clean(row),
-                        "protocol": A6, "correction": "bonferroni", "family_size": len(block)})  # fmt: skip
+                        "protocol": protocol, "correction": "bonferroni", "family_size": len(block)})  # fmt: skip
     return out
 
 
-def category_tests(runs: list[Run], *, test: str = "welch", pairs=None, columns=()) -> list[dict]:
+def category_tests(
+    runs: list[Run], *, test: str = "welch", pairs=None, columns=(), protocol: str = "t-test"
+) -> list[dict]:
     """Table 10: within each model, category against category (Welch; unpaired: different items); ``pairs`` of
     column labels of ``columns`` (default the registry's)."""
     if pairs is None:
         return [row for sig in _significance() for row in category_tests(runs, test=test, pairs=sig.pairs,
-                                                                           columns=sig.columns)]  # fmt: skip
+                                                                           columns=sig.columns, protocol=sig.protocol)]  # fmt: skip
     cols = {c[0]: c for c in columns}
     out = []
     for name, group in group_runs(runs).items():
@@ -166,7 +171,7 @@ def category_tests(runs: list[Run], *, test: str = "welch", pairs=None, columns=
         rows = compare(samples, [(a, b) for a, b, _ in done], test="welch" if test == "paired" else test)
         for (a, b, src), row in zip(done, rows):
             out.append({"comparison": name, "column": f"{a} vs {b}", "samples": src, **_clean(row),
-                        "protocol": A6, "correction": "bonferroni", "family_size": len(done)})  # fmt: skip
+                        "protocol": protocol, "correction": "bonferroni", "family_size": len(done)})  # fmt: skip
     return out
 
 

@@ -57,7 +57,7 @@ def _results_tables(metrics) -> str:
 def _significance() -> Significance:
     from ambi_plugin.benchmarks.ambibench.tables import PAPER_TEST_TABLES, TABLE9_COLUMNS, TABLE10_PAIRS
 
-    return Significance(TABLE9_COLUMNS, TABLE10_PAIRS, PAPER_TEST_TABLES)
+    return Significance(TABLE9_COLUMNS, TABLE10_PAIRS, PAPER_TEST_TABLES, protocol="AmbiBench A.6")
 
 
 ENTRY = register(
