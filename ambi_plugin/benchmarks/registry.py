@@ -280,6 +280,17 @@ def of_task(task: str) -> BenchmarkEntry | None:
     return next((e for e in entries().values() if e.owns_task(task)), None)
 
 
+CANONICAL_LAYOUT = "a canonical copy: <records>.jsonl files beside their images (from 'ambi import' or 'ambi build')"
+
+
+def expected_layout(benchmark: str) -> str:
+    """What a local copy of ``benchmark`` may be: the layouts its entry reads, or a canonical copy (said when a
+    copy is not usable: ``ambi://<benchmark>``, ``ambi data``)."""
+    entry = entries().get(benchmark)
+    layout = entry.layouts if entry is not None and entry.listed else ""
+    return f"{layout}, or {CANONICAL_LAYOUT}" if layout else CANONICAL_LAYOUT
+
+
 def draw_region(image, region: list[float]):
     """The green box ``ambi build`` draws on a region record whose source did not draw one (an entry without
     ``region_style``): AmbiBench's colour and line width. Returns (image, region_style)."""
@@ -329,8 +340,10 @@ __all__ = [
     "Judged",
     "Rescore",
     "Significance",
+    "CANONICAL_LAYOUT",
     "draw_region",
     "entries",
+    "expected_layout",
     "get",
     "of_source",
     "of_task",

@@ -145,7 +145,7 @@ def _benchmark_root(name: str) -> Path:
         return _usable(local, name)
     loader = entry.from_hub if entry is not None else None
     if entry is not None and loader is None:
-        from ambi_plugin.data.status import expected_layout
+        from ambi_plugin.benchmarks.registry import expected_layout
 
         raise DatasetSpecError(
             f"{SCHEME}{name} has no default release: point {entry.data_var} (or data.{name} in the ambi config) at "
@@ -167,7 +167,7 @@ def _usable(root: Path, name: str, *, configured: Path | None = None) -> Path:
     root = Path(root)
     if root.is_dir() and (read_report(root) is not None or any(root.glob("*.jsonl"))):
         return root
-    from ambi_plugin.data.status import expected_layout
+    from ambi_plugin.benchmarks.registry import expected_layout
 
     where = configured if configured is not None else root
     found = sorted(p.name for p in where.iterdir())[:5] if where.is_dir() else []

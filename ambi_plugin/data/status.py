@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ambi_plugin.benchmarks.registry import expected_layout
+
 
 class _PerBenchmark(Mapping):
     """A read-only view of one field of every registry entry (``{benchmark: value}``), read when asked, so a
@@ -41,13 +43,6 @@ LOCAL_ONLY: Mapping[str, str] = _PerBenchmark(
 )
 # the layouts a local copy may have (AMBI_<BENCHMARK>_DIR), as the loaders read them
 RELEASE_LAYOUTS: Mapping[str, str] = _PerBenchmark(lambda e: e.layouts)
-CANONICAL_LAYOUT = "a canonical copy: <records>.jsonl files beside their images (from 'ambi import' or 'ambi build')"
-
-
-def expected_layout(benchmark: str) -> str:
-    layout = RELEASE_LAYOUTS.get(benchmark)
-    return f"{layout}, or {CANONICAL_LAYOUT}" if layout else CANONICAL_LAYOUT
-
 
 # benchmark -> its task groups (and how to get it offline), for ``ambi data``
 GROUPS: Mapping[str, str] = _PerBenchmark(lambda e: e.groups or e.name, keep=lambda _v: True)
