@@ -9,7 +9,9 @@ Modules, each small and named for what it holds:
 * ``backend`` - lmms-eval model backends built by its registry, driven one request at a time; DP sharding/gather;
 * ``collect`` - the resumable capture run; ``scores`` - cos, s = 1 - cos, switch heads, sparsity, Pearson;
 * ``interventions`` - epsilon masking, ITI shifts and their fit; ``tables`` - Tables 3/4 via lmms-eval runs;
-* ``patching`` - the causal check: activation patching of heads from the second run into the first, AtP, Spearman;
+* ``patching`` - the causal check: activation patching of heads from the second run into the first, AtP, AtP*;
+  ``patch_model`` (runs, patched runs, gradients), ``patch_stats`` (bootstrap, layer-matched permutation test,
+  Spearman), ``patch_summary`` (the table's data); ``positions`` - token positions that mean the same in both prompts;
 * ``heldout`` - Table 4's copy of the records without the items the ITI directions were fitted on (by id);
 * ``plots`` / ``attention`` - heatmap PNG (Figure 4/16) and the A.8 attention overlay; ``cli`` - ``ambi switch-heads``.
 

@@ -6,7 +6,9 @@ Positions (``--position``):
   predicted;
 * ``mean_prompt``: the mean over all prompt tokens (image tokens included);
 * ``mean_generated``: the mean over the generated tokens (each decoding step's new position);
-* an integer ``k``: prompt position ``k`` (negative counts from the end: ``-1`` is ``last_prompt``).
+* an integer ``k``: prompt position ``k`` (negative counts from the end: ``-1`` is ``last_prompt``); a position
+  outside the prompt is refused with its length. The capture run compares two prompts of different lengths and takes
+  negative positions only (:mod:`ambi_plugin.analysis.positions`).
 
 One generation is one item: call :meth:`HeadRecorder.start` before it and :meth:`HeadRecorder.result` after it. The
 recorder assumes one sequence per generation (batch size 1, which is how the capture drives the backend).
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ambi_plugin.analysis.hooks import CallState, HookSet
+from ambi_plugin.analysis.positions import check_in_range
 
 __all__ = ["POSITIONS", "STORE_DTYPES", "HeadRecorder", "from_storage", "parse_position", "to_storage"]
 
@@ -92,6 +95,7 @@ class HeadRecorder:
             elif pos == "mean_prompt":
                 v = x4[0].float().mean(0)
             else:
+                check_in_range(pos, x4.shape[1], "the prompt")
                 v = x4[0, pos]
             self._buffer(layer, x4).copy_(v.detach())
             self._steps[layer] = 1

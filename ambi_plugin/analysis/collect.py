@@ -31,6 +31,7 @@ from ambi_plugin.analysis.capture import HeadRecorder, from_storage, to_storage
 from ambi_plugin.analysis.driver import gather, is_main_process, model_driver, rank_and_world, shard
 from ambi_plugin.analysis.heads import DEFAULT_PATTERN, head_layout
 from ambi_plugin.analysis.hooks import HookSet
+from ambi_plugin.analysis.positions import FirstCallIds, check_same_token, paired_position
 from ambi_plugin.analysis.prompts import (
     SwitchRule,
     both_named,
@@ -173,6 +174,7 @@ def capture_category(
     from tqdm import tqdm
 
     to_storage(np.zeros(1, np.float32), store_dtype)  # an unknown dtype fails here, before any generation
+    position = paired_position(position)  # a start-relative index would name different tokens in the two prompts
     folder = Path(out_dir) / category
     (folder / "acts").mkdir(parents=True, exist_ok=True)
     rank, _ = rank_and_world(lm)
@@ -184,17 +186,20 @@ def capture_category(
         print(f"switch-heads: resuming {category}: {len(done)} images already captured")
     hooks = HookSet(lm, layout=layout, pattern=pattern)
     recorder = HeadRecorder(hooks, position=position)
-    with hooks, open(folder / f"items.rank{rank}.jsonl", "a", encoding="utf-8") as log:
+    ids = FirstCallIds(lm)
+    with hooks, ids, open(folder / f"items.rank{rank}.jsonl", "a", encoding="utf-8") as log:
         for rec in tqdm(todo, desc=f"capture {category}", disable=rank != 0):
             images = _images(rec)
             p1 = first_prompt(category)
-            recorder.start()
+            recorder.start(), ids.start()
             a1 = driver.generate(p1, images)
-            pre = recorder.result()
+            pre, ids_1 = recorder.result(), ids.ids
             p2 = second_prompt(category, a1)
-            recorder.start()
+            recorder.start(), ids.start()
             a2 = driver.generate(p2, images)
-            post = recorder.result()
+            post, ids_2 = recorder.result(), ids.ids
+            if isinstance(position, int) and ids_1 is not None and ids_2 is not None:
+                check_same_token(position, ids_1, ids_2)  # stops before this image is written: a setting error
             verdict = decide_switch(a1, a2, expected_labels(rec), rule=rule, judge=judge)
             correct = both_named(a1, a2, expected_labels(rec), rule=rule, judge=judge)
             tmp = folder / "acts" / f"{_key(rec['id'])}.tmp.npz"

@@ -78,25 +78,28 @@ def save_overlay(image, heat: np.ndarray, path: str | Path, *, title: str = "") 
 
 
 def save_patching_plot(data: dict, path: str | Path, *, title: str = "") -> Path:
-    """Bars: the patching effect of the switch heads, the random heads (mean +- std over seeds) and each patched
-    head alone; dots: the heads' AtP estimates. 1 = the patch brings the second answer's first token back fully."""
+    """Bars: the patching effect of the switch heads, of the layer-matched random sets and of each head patched alone
+    (highest first), with their bootstrap intervals over images; dots: the heads' AtP estimates. 1 = the patch
+    brings the second answer's first token back fully."""
     plt = _pyplot()
-    labels, effects, errs, colors, atp = [], [], [], [], []
+    labels, effects, lo, hi, colors, atp = [], [], [], [], [], []
+
+    def add(label, effect, ci, color, estimate=np.nan):
+        v = np.nan if effect is None else float(effect)
+        labels.append(label)
+        effects.append(v)
+        lo.append(0.0 if not ci or not np.isfinite(v) else max(0.0, v - ci[0]))
+        hi.append(0.0 if not ci or not np.isfinite(v) else max(0.0, ci[1] - v))
+        colors.append(color)
+        atp.append(np.nan if estimate is None else estimate)
+
     for c in data["conditions"]:
-        labels.append(c["condition"])
-        effects.append(np.nan if c["effect"] is None else c["effect"])
-        errs.append(0.0 if c.get("effect_std") is None else c["effect_std"])
-        colors.append("tab:red" if c["condition"] == "switch heads" else "tab:gray")
-        atp.append(np.nan)
-    for r in data["per_head"]:
-        labels.append(f"({r['layer']}, {r['head']})")
-        effects.append(np.nan if r["effect"] is None else r["effect"])
-        errs.append(0.0)
-        colors.append("tab:blue")
-        atp.append(np.nan if r["atp"] is None else r["atp"])
+        add(c["condition"], c.get("effect"), c.get("ci"), "tab:red" if c["condition"] == "switch heads" else "tab:gray")
+    for r in sorted(data["per_head"], key=lambda r: r.get("rank_exact") or 0):
+        add(f"({r['layer']}, {r['head']}) {r.get('from', '')}", r.get("effect"), r.get("ci"), "tab:blue", r.get("atp"))
     x = np.arange(len(labels))
     fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(labels) + 2), 3.6))
-    ax.bar(x, effects, yerr=errs, color=colors, capsize=3, label="exact patching")
+    ax.bar(x, effects, yerr=[lo, hi], color=colors, capsize=3, label="exact patching (bootstrap interval)")
     if np.isfinite(atp).any():
         ax.plot(x, atp, "o", color="black", markersize=4, label="AtP estimate")
     ax.axhline(0, color="black", linewidth=0.6)

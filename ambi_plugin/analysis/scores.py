@@ -7,9 +7,13 @@ Definitions (AmbiBench 4.3; PROTOCOL "Switch heads"):
 * switching score ``s[l, h] = 1 - cos[l, h]``: high for heads whose output changes with the interpretation, the
   perceptual-switch heads. Both arrays are stored;
 * a zero or near-zero vector has no direction: a pair in which either vector's norm is at most ``ZERO_REL`` (1e-6)
-  times the largest head norm of the same layer and item (or exactly 0) is left out of that head's mean and counted
-  (``n_pairs`` per head, ``n_excluded_pairs`` in all); a head left with no pair has no score (NaN, ``null`` in the
-  JSON) and is never ranked or selected;
+  times the largest finite head norm of the same layer and item (or exactly 0) is left out of that head's mean and
+  counted (``n_pairs`` per head, ``n_excluded_pairs`` in all); a head left with no pair has no score (NaN, ``null``
+  in the JSON) and is never ranked or selected;
+* a vector with a NaN or infinite value (float16 overflow, a broken kernel) has no usable angle either: its pair is
+  left out, counted per head (``n_nonfinite``, part of the excluded pairs) and reported, never dropped silently. It
+  does not take part in the near-zero reference of its layer, so one bad value neither switches the near-zero test off
+  for the other heads of its layer (a NaN maximum) nor excludes them all (an infinite maximum);
 * switch heads: ``s > 0.8``; when no head passes, the top 1% of heads (rounded up, at least one). The selection is
   capped at the top ``MAX_FRACTION`` (10%, rounded down, at least one) of all heads, so that as many heads remain
   outside it for Table 3's random-head control;
@@ -35,6 +39,7 @@ __all__ = [
     "SwitchScores",
     "cosine_per_head",
     "load_scores",
+    "nonfinite_per_head",
     "pearson",
     "switch_heads",
     "switching_scores",
@@ -46,29 +51,45 @@ MAX_FRACTION = 0.1
 ZERO_REL = 1e-6
 
 
+def _nonfinite(x: np.ndarray) -> np.ndarray:
+    """``[items, layers, heads]``: the head's vector holds a NaN or an infinite value."""
+    return ~np.isfinite(x).all(axis=-1)
+
+
 def _near_zero(x: np.ndarray, rel: float) -> np.ndarray:
-    """``[items, layers, heads]``: the head's vector has no direction (norm <= rel x the layer's largest, or 0)."""
-    norm = np.linalg.norm(x, axis=-1)
-    return (norm <= rel * norm.max(axis=-1, keepdims=True)) | (norm == 0)
+    """``[items, layers, heads]``: the head's vector is finite and has no direction: its norm is 0 or at most ``rel``
+    times the largest finite head norm of the same layer and item (a non-finite vector is left out of that maximum)."""
+    norm = np.linalg.norm(np.where(np.isfinite(x), x, 0.0), axis=-1)
+    finite = ~_nonfinite(x)
+    largest = np.where(finite, norm, 0.0).max(axis=-1, keepdims=True)
+    return finite & ((norm <= rel * largest) | (norm == 0))
+
+
+def nonfinite_per_head(pre: np.ndarray, post: np.ndarray) -> np.ndarray:
+    """``[items, layers, heads]``: ``pre`` or ``post`` holds a NaN or an infinite value for that head and item."""
+    return _nonfinite(np.asarray(pre, dtype=np.float64)) | _nonfinite(np.asarray(post, dtype=np.float64))
 
 
 def cosine_per_head(pre: np.ndarray, post: np.ndarray, *, zero_rel: float = ZERO_REL) -> np.ndarray:
     """``[items, layers, heads]`` cosine of ``pre`` and ``post`` ``[items, layers, heads, dim]``; NaN where either
-    vector is zero or near zero (see the module docstring): such a pair has no angle."""
+    vector is zero, near zero or not finite (see the module docstring): such a pair has no angle."""
     pre = np.asarray(pre, dtype=np.float64)
     post = np.asarray(post, dtype=np.float64)
     if pre.shape != post.shape or pre.ndim != 4:
         raise ValueError(f"pre and post must both be [items, layers, heads, dim]; got {pre.shape} and {post.shape}")
+    skip = _nonfinite(pre) | _nonfinite(post) | _near_zero(pre, zero_rel) | _near_zero(post, zero_rel)
+    pre, post = np.where(np.isfinite(pre), pre, 0.0), np.where(np.isfinite(post), post, 0.0)
     num = (pre * post).sum(-1)
     den = np.linalg.norm(pre, axis=-1) * np.linalg.norm(post, axis=-1)
-    ok = ~(_near_zero(pre, zero_rel) | _near_zero(post, zero_rel)) & (den > 0)
+    ok = ~skip & (den > 0) & np.isfinite(den)
     return np.divide(num, den, out=np.full_like(num, np.nan), where=ok)
 
 
 @dataclass
 class SwitchScores:
     """``cos`` and ``s`` maps (``[layers, heads]``) over ``n_images`` switched images of one category; ``n_pairs``:
-    the pairs each head's mean is over (zero-vector pairs left out; 0 = the head has no score, NaN)."""
+    the pairs each head's mean is over (zero-vector and non-finite pairs left out; 0 = the head has no score, NaN);
+    ``n_nonfinite``: per head, the pairs left out because a vector held a NaN or an infinite value."""
 
     cos: np.ndarray
     s: np.ndarray
@@ -76,10 +97,23 @@ class SwitchScores:
     category: str = ""
     meta: dict[str, Any] | None = None
     n_pairs: np.ndarray | None = None
+    n_nonfinite: np.ndarray | None = None
 
     @property
     def n_excluded_pairs(self) -> int:
         return 0 if self.n_pairs is None else int(self.n_images * self.s.size - self.n_pairs.sum())
+
+    @property
+    def n_nonfinite_pairs(self) -> int:
+        return 0 if self.n_nonfinite is None else int(self.n_nonfinite.sum())
+
+    def nonfinite_heads(self) -> list[dict[str, int]]:
+        """The heads with pairs left out for NaN/inf values, most first: ``{"layer", "head", "pairs"}``."""
+        if self.n_nonfinite is None:
+            return []
+        idx = [i for i in np.argsort(-self.n_nonfinite, axis=None, kind="stable") if self.n_nonfinite.flat[i] > 0]
+        return [{"layer": int(i // self.s.shape[1]), "head": int(i % self.s.shape[1]),
+                 "pairs": int(self.n_nonfinite.flat[i])} for i in idx]  # fmt: skip
 
     def top_k(self, k: int = 10) -> list[dict[str, Any]]:
         order = [f for f in _ranked(self.s) if np.isfinite(self.s.flat[f])][:k]
@@ -115,6 +149,7 @@ class SwitchScores:
             "n_heads_total": int(self.s.size),
             "n_heads_unscored": int((~np.isfinite(self.s)).sum()),
             "n_excluded_pairs": self.n_excluded_pairs,
+            "n_nonfinite_pairs": self.n_nonfinite_pairs,
             "n_selected": len(heads),
             "fraction_selected": len(heads) / self.s.size,
             "heads": [list(h) for h in heads],
@@ -134,11 +169,15 @@ class SwitchScores:
             "n_images": self.n_images,
             "shape": list(self.s.shape),
             "definition": "s = 1 - mean over switched images of cos(x_pre, x_post), per (layer, head); pairs with a "
-            "zero or near-zero vector left out (n_pairs); null = no pair left",
+            "zero, near-zero or non-finite (NaN/inf) vector left out (n_pairs; n_nonfinite_pairs counts the "
+            "non-finite ones per head); null = no pair left",
             "cos": _json_map(self.cos),
             "s": _json_map(self.s),
             "n_pairs": None if self.n_pairs is None else self.n_pairs.tolist(),
             "n_excluded_pairs": self.n_excluded_pairs,
+            "n_nonfinite_pairs": None if self.n_nonfinite is None else self.n_nonfinite.tolist(),
+            "n_nonfinite_pairs_total": self.n_nonfinite_pairs,
+            "nonfinite_heads": self.nonfinite_heads(),
             "top_k": self.top_k(k),
             "sparsity": self.sparsity(threshold=threshold, top_fraction=top_fraction, max_fraction=max_fraction),
             **(self.meta or {}),
@@ -158,6 +197,8 @@ class SwitchScores:
         stem = f"scores_{self.category}" if self.category else "scores"
         npz = out / f"{stem}.npz"
         extra = {} if self.n_pairs is None else {"n_pairs": self.n_pairs}
+        if self.n_nonfinite is not None:
+            extra["n_nonfinite"] = self.n_nonfinite
         np.savez(npz, cos=self.cos, s=self.s, n_images=np.array(self.n_images), **extra)
         js = out / f"{stem}.json"
         data = self.to_json(k=k, threshold=threshold, top_fraction=top_fraction, max_fraction=max_fraction)
@@ -188,7 +229,8 @@ def switching_scores(
     n_pairs = np.isfinite(per_pair).sum(0)
     total = np.nansum(per_pair, axis=0)
     cos = np.divide(total, n_pairs, out=np.full(total.shape, np.nan), where=n_pairs > 0)
-    return SwitchScores(cos=cos, s=1.0 - cos, n_images=len(pre), category=category, meta=meta, n_pairs=n_pairs)
+    return SwitchScores(cos=cos, s=1.0 - cos, n_images=len(pre), category=category, meta=meta, n_pairs=n_pairs,
+                        n_nonfinite=nonfinite_per_head(pre, post).sum(0))  # fmt: skip
 
 
 def switch_heads(
@@ -232,11 +274,12 @@ def pearson(a: np.ndarray, b: np.ndarray) -> float:
 def load_scores(path: str | Path) -> SwitchScores:
     """Read a ``scores*.json`` written by :meth:`SwitchScores.save`."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    n_pairs = data.get("n_pairs")
+    n_pairs, bad = data.get("n_pairs"), data.get("n_nonfinite_pairs")
     return SwitchScores(
         np.array(data["cos"], dtype=float),
         np.array(data["s"], dtype=float),
         int(data["n_images"]),
         data.get("category", ""),
         n_pairs=None if n_pairs is None else np.array(n_pairs, dtype=int),
+        n_nonfinite=None if bad is None else np.array(bad, dtype=int),
     )

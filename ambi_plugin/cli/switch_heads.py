@@ -25,7 +25,9 @@ def _load(args: argparse.Namespace):
 
 def cmd_capture(args: argparse.Namespace, lm=None) -> int:
     from ambi_plugin.analysis.collect import capture_category, load_items, records_name
+    from ambi_plugin.analysis.positions import paired_position
 
+    paired_position(args.position)  # a position that cannot mean the same in both prompts: said before loading
     lm = lm or _load(args)
     for category in args.category or CATEGORIES:
         records = load_items(args.records, category)
@@ -71,8 +73,12 @@ def cmd_scores(args: argparse.Namespace) -> int:
         print(f"{category}: {scores.n_images} switched images; {sparsity['n_selected']} switch heads ({sparsity['rule']}); "
               f"{paths['json']}, {png}")  # fmt: skip
         if scores.n_excluded_pairs:
-            print(f"{category}: {scores.n_excluded_pairs} (image, head) pairs with a zero or near-zero vector left out; "
-                  f"{sparsity['n_heads_unscored']} heads have no score")  # fmt: skip
+            print(f"{category}: {scores.n_excluded_pairs} (image, head) pairs with a zero, near-zero or NaN/inf vector "
+                  f"left out; {sparsity['n_heads_unscored']} heads have no score")  # fmt: skip
+        if scores.n_nonfinite_pairs:
+            worst = ", ".join(f"({h['layer']}, {h['head']}) x{h['pairs']}" for h in scores.nonfinite_heads()[:8])
+            print(f"{category}: warning: {scores.n_nonfinite_pairs} of them hold NaN/inf activations (float16 overflow? "
+                  f"capture with --store-dtype bfloat16 or float32): {worst}")  # fmt: skip
     if not maps:
         raise SystemExit(
             f"no capture under {out} (expected {out}/<category>/activations.npz): run `ambi switch-heads capture`"
@@ -250,9 +256,10 @@ def cmd_patch(args: argparse.Namespace, lm=None) -> int:
 
     from ambi_plugin.analysis.collect import _images, load_items
     from ambi_plugin.analysis.interventions import load_heads_file
-    from ambi_plugin.analysis.patching import PatchItem, format_patching, patch_items
+    from ambi_plugin.analysis.patching import PatchingError, PatchItem, patch_items, patch_position
     from ambi_plugin.analysis.plots import save_heatmap, save_patching_plot
     from ambi_plugin.analysis.scores import load_scores
+    from ambi_plugin.reports.switch_heads import section_data, section_markdown
 
     out = Path(args.out)
     done = 0
@@ -261,19 +268,19 @@ def cmd_patch(args: argparse.Namespace, lm=None) -> int:
         if not capture.is_file():
             continue
         info = json.loads(capture.read_text(encoding="utf-8"))
+        position = args.position or info["position"]
+        try:
+            patch_position(position)
+        except PatchingError as exc:
+            raise SystemExit(f"switch-heads patch: {category}: {exc}") from None
         heads_file = Path(args.heads) if args.heads else out / f"switch_heads_{category}.json"
         if not heads_file.is_file():
             raise SystemExit(f"{heads_file} does not exist: run `ambi switch-heads scores --out {out}` first")
         spec = load_heads_file(heads_file)
         scores_file = out / f"scores_{category}.json"
         scores = load_scores(scores_file) if scores_file.is_file() else None
-        shape = (int(info["layout"]["n_layers"]), int(info["layout"]["n_heads"]))
-        if args.per_head_k == 0:
-            per_head = [(a, b) for a in range(shape[0]) for b in range(shape[1])]
-        elif scores is not None:
-            per_head = [(r["layer"], r["head"]) for r in scores.top_k(args.per_head_k)]
-        else:
-            per_head = list(spec.heads)[: args.per_head_k]
+        if scores is None:
+            print(f"switch-heads: {scores_file} not found: heads are chosen by AtP alone (run `scores` for s)")
         records = {str(r["id"]): r for r in load_items(args.records, category)}
         items, missing = [], []
         for it in info["items"]:
@@ -292,18 +299,29 @@ def cmd_patch(args: argparse.Namespace, lm=None) -> int:
             print(f"{category}: no switched image to patch; skipped")
             continue
         lm = lm or _load(args)
-        data = patch_items(lm, items, switch_heads=spec.heads, position=args.position or info["position"],
-                           seeds=range(args.seeds), per_head=per_head,
-                           scores=None if scores is None else scores.s)  # fmt: skip
+        try:
+            data = patch_items(lm, items, switch_heads=spec.heads, position=position,
+                               scores=None if scores is None else scores.s, top_k=args.per_head_k,
+                               all_heads=args.all_heads or args.per_head_k == 0, atp_star=args.atp_star,
+                               draws=args.draws, seed=args.seed, n_boot=args.n_boot,
+                               say=lambda msg, c=category: print(f"{c}: {msg}"))  # fmt: skip
+        except PatchingError as exc:
+            raise SystemExit(f"switch-heads patch: {category}: {exc}") from None
         data = {"category": category, "model": args.model, "heads_file": str(heads_file),
                 "ids_not_in_records": missing, **data}  # fmt: skip
         (out / f"patching_{category}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        (out / f"patching_{category}.md").write_text(format_patching(data), encoding="utf-8")
-        save_patching_plot(data, out / f"patching_{category}.png", title=f"{category}: activation patching")
-        save_heatmap(np.array(data["atp"], dtype=float), out / f"atp_{category}.png",
-                     title=f"{category}: AtP (share of the switch, per head)", highlight=[tuple(h) for h in spec.heads])  # fmt: skip
+        png = save_patching_plot(data, out / f"patching_{category}.png", title=f"{category}: activation patching")
+        text = section_markdown(section_data(data, category=category, folder=out, plot=png))
+        (out / f"patching_{category}.md").write_text(text, encoding="utf-8")
+        for key, what in (("atp", "AtP"), ("atp_star", "AtP* (GradDrop, magnitude)")):
+            if data.get(key) is not None:
+                save_heatmap(np.array(data[key], dtype=float), out / f"{key}_{category}.png",
+                             title=f"{category}: {what} (share of the switch, per head)",
+                             highlight=[tuple(h) for h in spec.heads])  # fmt: skip
         print(f"{category}: patched {data['n_items']} switched images -> {out / f'patching_{category}.md'}")
-        print(format_patching(data))
+        if data["refused"]:
+            print(f"{category}: {len(data['refused'])} images refused (listed in the table's notes and the JSON)")
+        print(text)
         done += 1
     if not done:
         raise SystemExit(f"nothing patched under {out}: run `ambi switch-heads capture` and `scores` first")

@@ -38,7 +38,9 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
     def capture_opts(p):
         p.add_argument("--records", default="ambi://ambibench", help="records JSONL, or ambi://ambibench (default)")
         p.add_argument(
-            "--position", default="last_prompt", help="last_prompt (default), mean_prompt, mean_generated or an int"
+            "--position",
+            default="last_prompt",
+            help="last_prompt (default), mean_prompt, mean_generated or a negative index (from the end of each prompt)",
         )
         p.add_argument("--switch-rule", default="judge", choices=("judge", "differs"),
                        help="judge (default): 2nd answer differs and matches an expected interpretation; differs: smoke runs")  # fmt: skip
@@ -103,11 +105,28 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="the capture's --out folder (patching_<category>.* are written there)")
     p.add_argument("--records", default="ambi://ambibench", help="the records the capture read (for the images)")
     p.add_argument("--heads", default=None, help="heads file (default: OUT/switch_heads_<category>.json)")
-    p.add_argument("--position", default=None, help="token position to patch (default: the capture's)")
-    p.add_argument("--seeds", type=int, default=3, help="random-head control seeds")
+    p.add_argument("--position", default=None,
+                   help="token position to patch (default: the capture's): last_prompt or a negative index from the "
+                   "end of each prompt")  # fmt: skip
+    p.add_argument("--per-head-k", type=int, default=10,
+                   help="patch head by head the union of the top k by switching score s and the top k by AtP "
+                   "(default 10; 0 = every head, as --all-heads)")  # fmt: skip
     p.add_argument(
-        "--per-head-k", type=int, default=10, help="patch each of the top-k heads by s alone; 0 = every head"
+        "--all-heads",
+        action="store_true",
+        help="patch every head one by one (the cost, forward passes x measured seconds, is printed first)",
     )
+    p.add_argument("--atp-star", action="store_true",
+                   help="also AtP* (GradDrop, Kramar et al. 2024): its own column and its top k in the union; one "
+                   "more forward and backward pass per layer and image")  # fmt: skip
+    p.add_argument(
+        "--draws",
+        type=int,
+        default=100,
+        help="layer-matched random head sets for the permutation test (every set when there are fewer)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the random sets and the bootstrap")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples over images for the intervals")
     p.add_argument("--limit", type=int, default=None, help="only the first N switched images")
     p.set_defaults(switch_func=cmd_patch)
 

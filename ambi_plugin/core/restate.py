@@ -73,7 +73,7 @@ def hedge_verdict(span: str) -> bool | None:
     s = span.strip().lstrip("\"'*#>-:( ").strip()
     if not s:
         return None
-    m = _AUX_REPLY.match(s)
+    m = _AUX_REPLY.match(s) or _AUX_REPLY.match(re.split(r"(?<=[.!])\s", s, maxsplit=1)[0])  # "It is not. The ..."
     if m:
         return m.group("neg") is None
     for pattern, value in ((_NEG_HEDGE, False), (_POS_HEDGE, True)):
@@ -88,7 +88,7 @@ def hedge_verdict(span: str) -> bool | None:
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 # clauses: sentences, and the parts of a sentence around "but", "however", "although" (the last one concludes)
 _CLAUSE_SPLIT = re.compile(r"[.!?;\n]+|,?\s*\b(?:but|however|although|though|yet|whereas|while)\b", re.IGNORECASE)
-_QUESTION = re.compile(r"[^.!?\n]*\?")
+_QUESTION = re.compile(r"(?:^|(?<=[.!?\n]))[^.!?\n]*\?")  # anchored at a sentence start: linear in the text
 # a clause that doubts or asks rather than states: "I can't tell whether the bars are the same length"
 _UNSURE = re.compile(
     r"\b(?:whether|tell|sure|unsure|unclear|uncertain|determine|determined|know|hard\s+to\s+say|ambiguous|"
@@ -107,7 +107,7 @@ _STOP = frozenset(
     quite rather more most image picture photo photograph shown shows show depicted depict depicts visible
     appear appears appeared seem seems seemed look looks looked actually indeed clearly obviously question
     statement answer based provided given yes no true false correct incorrect think believe respond response reply
-    word words explanation explanations concise short sentence one""".split()
+    word words explanation explanations concise short sentence one between""".split()
 )
 # word -> (concept, flipped): "different" is "same" flipped; "equal" is "same"
 _CONCEPTS: dict[str, tuple[str, bool]] = {}
@@ -122,9 +122,11 @@ _TABLE = (
     ("left", "left", "right"),
     ("top", "top upper above", "bottom below"),
     ("present", "present exist exists existing contain contains containing", "absent missing"),
+    ("intersect", "intersect intersects intersecting intersection cross crosses crossing crossed", ""),
     ("real", "real genuine possible", "impossible fake"),
 )  # fmt: skip
 _COMPARATIVES = frozenset({"longer", "larger", "taller", "brighter"})  # "the same" denies each of them
+_PREDICATES = frozenset(row[0] for row in _TABLE)
 for _concept, _syn, _ant in _TABLE:
     for _w in _syn.split():
         _CONCEPTS[_w] = (_concept, False)
@@ -148,7 +150,7 @@ def _read(text: str) -> tuple[dict[str, bool], int]:
         if word.endswith("n't") or word in _NEGATORS:
             negations += 1
             continue
-        if word in _STOP:
+        if word in _STOP or len(word) < 2:  # "x", "t": axis and variable names
             continue
         concept, flipped = _CONCEPTS.get(word) or _CONCEPTS.get(_stem(word)) or (_stem(word), False)
         concepts.setdefault(concept, flipped)
@@ -163,20 +165,56 @@ def _question_concepts(question: str) -> tuple[dict[str, bool], int]:
 
 def _question_text(question: str) -> str:
     """The question itself: its sentences ending in "?" when it has any (a prompt's "Respond ONLY with Yes or
-    No." dropped), without "yes or no" / "true or false"."""
+    No." dropped), without "yes or no" / "true or false"; the statement before "True or False?" when that is all
+    the question asks."""
     asked = _QUESTION.findall(question)
-    return _CHOICE_WORDS.sub(" ", " ".join(asked) if asked else question)
+    text = _CHOICE_WORDS.sub(" ", " ".join(asked) if asked else question)
+    if asked and not re.search(r"[a-z]{2}", text, re.IGNORECASE):  # "<statement>. True or False? <instructions>"
+        text = question[: question.find(asked[0])]
+    return text
 
 
-def restated_verdict(span: str, question: str) -> bool | None:
+# a sentence that concludes a chain of thought: "Therefore, ...", "we can see that ...", "this indicates that ..."
+_CONCLUDES = re.compile(
+    r"\b(?:therefore|thus|hence|consequently|so|in\s+conclusion|in\s+summary|overall|as\s+a\s+result|"
+    r"(?:we|i)\s+can\s+(?:see|conclude|observe)|it\s+is\s+(?:evident|clear|apparent)|"
+    r"(?:this|which)\s+(?:indicates|means|shows|suggests|confirms)|upon\s+(?:examining|examination|inspection))\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+_QUOTED = re.compile(r"\"[^\"\n]*(?:\"|$)")
+# the reply says it cannot tell: "I cannot say for certain", "it is not clear", "impossible to tell"
+_UNCERTAIN = re.compile(
+    r"\b(?:cannot|can't|can\s+not|could\s*(?:not|n't)|unable\s+to)\s+(?:\w+\s+){0,3}?"
+    r"(?:tell|say|determine|confirm|know|be\s+(?:sure|certain|confirmed|determined))\b"
+    r"|\b(?:not|n't)\s+(?:\w+\s+)?possible\s+(?:for\s+\w+\s+)?to\s+(?:tell|say|determine|know|confirm)\b"
+    r"|\b(?:not|n't)\s+(?:entirely\s+|completely\s+|quite\s+|very\s+)?(?:clear|sure|certain)\b"
+    r"|\bimpossible\s+to\s+(?:tell|say|determine|know)\b"
+    r"|\b(?:unclear|uncertain)\b|\bno\s+way\s+to\s+(?:tell|know|determine)\b|\b(?:hard|difficult)\s+to\s+(?:tell|say|determine)\b"
+    r"|\bwithout\s+(?:additional|more|further)\s+(?:information|context)\b|\breasonable\s+to\s+(?:assume|infer)\b",
+    re.IGNORECASE,
+)
+
+
+def uncertain(span: str) -> bool:
+    """Whether the reply says it cannot tell ("I cannot say for certain", "it is not clear", "no way to tell")."""
+    return _UNCERTAIN.search(span) is not None
+
+
+def restated_verdict(span: str, question: str, *, conclusions_only: bool = False) -> bool | None:
     """True when the reply restates ``question`` as it is, False when it restates its negation; None when no
     clause of the reply covers at least half of the question's content words. The last clause that does
-    decides; "the same" in the reply denies a comparative ("larger") of the question."""
+    decides; "the same" in the reply denies a comparative ("larger") of the question. A quoted sentence is
+    mentioned, not stated; with ``conclusions_only`` (a chain of thought) only concluding sentences count
+    ("Therefore, ...", "we can see that ..."): the sentences before them describe evidence."""
     q_concepts, q_neg = _question_concepts(question)
     if not q_concepts:
         return None
+    sentences = [m.group(0) for m in _SENTENCE.finditer(_QUOTED.sub(" ", _QUESTION.sub(" ", span)))]
+    if conclusions_only:
+        sentences = [x for x in sentences if _CONCLUDES.search(x)]
     verdict = None
-    for clause in _CLAUSE_SPLIT.split(_QUESTION.sub(" ", span)):  # an echoed question states nothing
+    for clause in (c for x in sentences for c in _CLAUSE_SPLIT.split(x)):  # an echoed question states nothing
         if _UNSURE.search(clause):
             continue
         a_concepts, a_neg = _read(clause)
@@ -186,6 +224,10 @@ def restated_verdict(span: str, question: str) -> bool | None:
         shared = [c for c in q_concepts if c in a_concepts]
         if not shared or 2 * len(shared) < len(q_concepts):
             continue
+        if conclusions_only and len(shared) < min(2, len(q_concepts)):
+            continue  # in a chain of thought, "the line ... is above ..." restates no "the lines intersect"
+        if any(c in _PREDICATES for c in q_concepts) and not any(c in _PREDICATES for c in shared):
+            continue  # the question's predicate ("intersect", "same") is what a restatement must state
         flips = sum(1 for c in shared if a_concepts[c] != q_concepts[c])
         verdict = (a_neg + q_neg + flips) % 2 == 0
     return verdict

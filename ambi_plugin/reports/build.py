@@ -163,7 +163,8 @@ def write_report(
         elif fmt == "csv":
             text = render.to_csv([*report.tables, *papers], report.tests, **said)
         else:
-            text = render.to_json([*report.tables, *papers], report.tests, **said, **notes)
+            sections = [sec.section for sec in report.patching if sec.section]
+            text = render.to_json([*report.tables, *papers], report.tests, **said, **notes, switch_heads=sections)
         ext = {"md": "md", "html": "html", "latex": "tex", "csv": "csv", "json": "json"}[fmt]
         path = out / f"report.{ext}"
         path.write_text(text, encoding="utf-8")

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from ambi_plugin.reports.paired import PAIRED, PAIRED_COLUMNS
 from ambi_plugin.reports.paired import note as paired_note
 from ambi_plugin.reports.stats import METHOD_NAMES
+from ambi_plugin.reports.switch_heads import section_markdown
 from ambi_plugin.reports.tables import Cell, Row, Table
 
 FORMATS = ("md", "csv", "latex", "json", "html")
@@ -249,10 +250,16 @@ def to_latex(
 
 
 def to_json(
-    tables: Sequence[Table], tests: Sequence[dict] = (), *, warnings: Sequence[str] = (), test_notes: Sequence[str] = ()
+    tables: Sequence[Table],
+    tests: Sequence[dict] = (),
+    *,
+    warnings: Sequence[str] = (),
+    test_notes: Sequence[str] = (),
+    switch_heads: Sequence[dict] = (),
 ) -> str:
     """``tables`` (a cell's interval as ``ci`` with ``ci_level``, ``ci_method`` and ``n``), ``significance`` (each
-    row with its protocol, correction and family size), ``significance_notes`` and ``warnings``."""
+    row with its protocol, correction and family size), ``significance_notes``, ``warnings`` and (when there are
+    any) the switch-head sections (``reports.switch_heads``' dicts)."""
 
     def cell(c: Cell, level: float) -> dict:
         d = {"value": c.value if _ok(c.value) else None}
@@ -273,16 +280,20 @@ def to_json(
                       for t in tables], "significance": list(tests),
            "significance_notes": {head: notes for head, notes, _, _ in test_sections(tests, test_notes)},
            "warnings": list(warnings)}  # fmt: skip
+    if switch_heads:
+        out["switch_heads"] = list(switch_heads)
     return json.dumps(out, indent=1, ensure_ascii=False) + "\n"
 
 
 def patching_markdown(sections: Sequence, plots: dict[int, str] | None = None) -> str:
-    """The switch-head causal checks (``ambi switch-heads patch``): each folder's table as written, and its plot."""
+    """The switch-head causal checks (``ambi switch-heads patch``): each folder's section (``section_data``; a folder
+    written before it existed: its Markdown as written), and its plot."""
     if not sections:
         return ""
     parts = ["", "## Switch heads: causal check (activation patching, AtP)", ""]
     for i, sec in enumerate(sections):
-        parts += [f"### {sec.folder.name}: {sec.category}", "", sec.markdown.strip(), ""]
+        text = section_markdown(sec.section) if getattr(sec, "section", None) else sec.markdown
+        parts += [f"### {sec.folder.name}: {sec.category}", "", text.strip(), ""]
         if (plots or {}).get(i):
             parts += [f"![patching {sec.category}]({plots[i]})", ""]
     return "\n".join(parts).rstrip() + "\n"

@@ -23,6 +23,16 @@ from .tiny_models import PLANTED, save_planted_qwen
 SIBLING = (PLANTED[0], PLANTED[1] ^ 1)  # 4 query heads on 2 K/V heads: heads 0 and 1 share one
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 def test_spearman_on_known_inputs():
     from scipy.stats import spearmanr
 
@@ -40,10 +50,12 @@ def test_spearman_on_known_inputs():
     assert np.isnan(spearman(np.ones(4), a[:4])) and np.isnan(spearman([1.0, np.nan], [2.0, 3.0]))
 
 
-def test_only_single_token_positions_can_be_patched():
-    assert patch_position("last_prompt") == -1 and patch_position("5") == 5
+def test_only_single_token_positions_counted_from_the_end_can_be_patched():
+    assert patch_position("last_prompt") == -1 and patch_position("-3") == -3
     with pytest.raises(PatchingError, match="--position last_prompt"):
         patch_position("mean_generated")
+    with pytest.raises(PatchingError, match="Count from the end instead: -1 is the last prompt token"):
+        patch_position("5")
 
 
 @pytest.fixture(scope="module")
@@ -72,20 +84,25 @@ def _items(images):
 def test_patching_the_planted_head_restores_the_switch(planted, images):
     _, lm = planted
     others = [(0, 2), (1, 1), (3, 3)]
-    data = patch_items(lm, _items(images), switch_heads=[PLANTED], seeds=[0, 1], per_head=[PLANTED, SIBLING, *others],
+    data = patch_items(lm, _items(images), switch_heads=[PLANTED], draws=5, per_head=[PLANTED, SIBLING, *others],
                        progress=False)  # fmt: skip
     assert remaining_hooks(lm) == []
-    assert data["n_items"] == 3 and data["skipped"] == [], "every image: the two prompts predict different tokens"
-    cond = {c["condition"]: c for c in data["conditions"]}
-    assert cond["switch heads"]["effect"] == pytest.approx(1.0, abs=1e-3) and cond["switch heads"]["flip_rate"] == 1.0
-    rnd = cond["random heads (2 seeds)"]
-    assert abs(rnd["effect"]) < 1e-3 and rnd["flip_rate"] == 0.0
-    assert [r["seed"] for r in rnd["runs"]] == [0, 1] and all(
-        PLANTED not in map(tuple, r["heads"]) for r in rnd["runs"]
+    assert data["n_items"] == 3 and data["skipped"] == [] and data["refused"] == [], (
+        "the prompts predict different tokens"
     )
+    cond = {c["condition"]: c for c in data["conditions"]}
+    assert cond["switch heads"]["effect"] == pytest.approx(1.0, abs=1e-3) and cond["switch heads"]["flips"] == 3
+    rnd = cond["layer-matched random sets"]
+    assert abs(rnd["effect"]) < 1e-3 and rnd["flip_rate"] == 0.0
+    perm = data["permutation"]  # one head in layer 2 of 4 heads: 3 layer-matched sets, each patched (exact)
+    assert (
+        perm["exact"] and perm["n"] == perm["n_possible"] == 3 and perm["k"] == 0 and perm["p"] == pytest.approx(1 / 4)
+    )
+    assert sorted(map(tuple, (h for s in perm["sets"] for h in s))) == [(2, 0), (2, 2), (2, 3)]
     per = {(r["layer"], r["head"]): r for r in data["per_head"]}
-    assert per[PLANTED]["effect"] == pytest.approx(1.0, abs=1e-3)
-    assert abs(per[SIBLING]["effect"]) < 1e-3 and per[SIBLING]["flip_rate"] == 0.0, "same K/V, carries nothing"
+    assert per[PLANTED]["effect"] == pytest.approx(1.0, abs=1e-3) and per[PLANTED]["rank_exact"] == 1
+    assert {r["from"] for r in data["per_head"]} == {"given"}
+    assert abs(per[SIBLING]["effect"]) < 1e-3 and per[SIBLING]["flips"] == 0, "same K/V, carries nothing"
     assert all(abs(per[h]["effect"]) < 1e-3 for h in others)
     for item in data["items"]:  # per item too, not only on average
         assert item["switch heads"]["effect"] == pytest.approx(1.0, abs=1e-3) and item["switch heads"]["flip"]
@@ -95,13 +112,15 @@ def test_patching_the_planted_head_restores_the_switch(planted, images):
         "AtP ranks the planted head first"
     )
     assert np.abs(np.delete(atp.ravel(), np.ravel_multi_index(PLANTED, atp.shape))).max() < 1e-3
-    assert data["spearman"]["atp_vs_exact"] == pytest.approx(1.0) and data["spearman"]["n_heads_exact"] == 5
+    sp = data["spearman"]["atp_vs_exact"]
+    assert sp["rho"] == pytest.approx(1.0) and sp["n_heads"] == 5 and sp["ci"] is not None
     # with a switching-score map, all three rankings are compared
     s = np.zeros((4, 4))
     s[PLANTED] = 0.9
-    again = patch_items(lm, _items(images)[:1], switch_heads=[PLANTED], seeds=[], per_head=[PLANTED, SIBLING],
+    again = patch_items(lm, _items(images)[:1], switch_heads=[PLANTED], draws=0, per_head=[PLANTED, SIBLING],
                         scores=s, progress=False)  # fmt: skip
-    assert again["spearman"]["s_vs_atp"] > 0.5 and again["spearman"]["s_vs_exact"] == pytest.approx(1.0)
+    assert again["spearman"]["s_vs_atp"]["rho"] > 0.5 and again["spearman"]["s_vs_exact"]["rho"] == pytest.approx(1.0)
+    assert again["spearman"]["s_vs_exact"]["ci"] is None, "one image: no interval"
 
 
 def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, images):
@@ -110,14 +129,14 @@ def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, 
     folder = make_tiny_qwen2_5_vl(tmp_path / "qwen")
     lm = load_backend("qwen2_5_vl", f"pretrained={folder},{TINY_MODEL_ARGS}")
     every = [(a, b) for a in range(4) for b in range(4)]
-    data = patch_items(lm, _items(images), switch_heads=every, seeds=[], per_head=[], progress=False)
+    data = patch_items(lm, _items(images), switch_heads=every, draws=0, per_head=[], progress=False)
     assert data["n_items"] + len(data["skipped"]) == 3 and data["n_items"] >= 1
     cond = data["conditions"][0]
-    assert cond["effect"] == pytest.approx(1.0, abs=1e-3) and cond["flip_rate"] == 1.0
+    assert cond["effect"] == pytest.approx(1.0, abs=1e-3) and cond["flips"] == data["n_items"]
     assert remaining_hooks(lm) == []
 
 
-def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_path):
+def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_path, capsys):
     from ambi_plugin.cli.switch_heads import cmd_patch, cmd_scores
 
     _, lm = planted
@@ -132,18 +151,27 @@ def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_
     cmd_scores(argparse.Namespace(out=str(out), category=["bistable"], k=10, threshold=0.8, top_fraction=0.01,
                                   max_fraction=0.1))  # fmt: skip
     args = argparse.Namespace(out=str(out), category=["bistable"], records=str(recs), heads=None, position=None,
-                              seeds=2, per_head_k=0, limit=None, model="qwen2_5_vl", model_args="")  # fmt: skip
+                              per_head_k=0, all_heads=False, atp_star=False, draws=10, seed=0, n_boot=200,
+                              limit=None, model="qwen2_5_vl", model_args="")  # fmt: skip
+    capsys.readouterr()
     assert cmd_patch(args, lm) == 0
+    printed = capsys.readouterr().out
+    cost = printed.index("every head one by one + the switch set")  # --per-head-k 0: the cost first, then the table
+    assert "forward passes x" in printed[cost:] and " s per pass (measured on this model)" in printed[cost:]
+    assert cost < printed.index("Activation patching on")
     data = json.loads((out / "patching_bistable.json").read_text())
     n_switched = sum(it["switched"] for it in json.loads((out / "bistable" / "capture.json").read_text())["items"])
     assert data["n_items"] + len(data["skipped"]) == n_switched >= 1
     assert data["heads_file"].endswith("switch_heads_bistable.json") and len(data["per_head"]) == 16
+    assert {r["from"] for r in data["per_head"]} == {"all"} and data["selection"]["mode"] == "all"
     exact = np.array(data["exact"], dtype=float)
     assert np.unravel_index(np.nanargmax(exact), exact.shape) == PLANTED and exact[PLANTED] == pytest.approx(
         1.0, abs=1e-3
     )
-    assert set(data["spearman"]) == {"s_vs_atp", "s_vs_exact", "atp_vs_exact", "n_heads_exact"}
-    assert "| switch heads |" in (out / "patching_bistable.md").read_text()
+    assert set(data["spearman"]) == {"s_vs_atp", "s_vs_exact", "atp_vs_exact"}
+    assert data["spearman"]["atp_vs_exact"]["n_heads"] == 16
+    md = (out / "patching_bistable.md").read_text()
+    assert "| switch heads |" in md and "Permutation test (one-sided): p = " in md and "first answer token" in md
     for png in ("patching_bistable.png", "atp_bistable.png", "heatmap_bistable.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG"
 
@@ -153,5 +181,17 @@ def test_cli_patch_writes_table_and_plot_beside_the_others(planted, images, tmp_
     assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--quiet"]) == 0
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "## Switch heads: causal check" in text and "### run: bistable" in text and "| switch heads | 1 |" in text
+    assert "| (2, 1) | all |" in text and "Rank agreement (Spearman)" in text
     assert (tmp_path / "rep" / "plots" / "patching_0_bistable.png").read_bytes()[:4] == b"\x89PNG"
     assert "](plots/patching_0_bistable.png)" in text
+    # the same section, as data, in report.json: one dict per category (what the HTML renders too)
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--format", "json", "--quiet"]) == 0
+    (section,) = json.loads((tmp_path / "rep" / "report.json").read_text())["switch_heads"]
+    assert set(section) == {"category", "folder", "model", "plot", "headline", "scope", "tables", "permutation",
+                            "notes", "skipped", "refused"}  # fmt: skip
+    assert [t["key"] for t in section["tables"]] == ["conditions", "heads", "rank_agreement"]
+    heads = section["tables"][1]
+    assert len(heads["rows"]) == 16 and all(len(r) == len(heads["columns"]) for r in heads["rows"])
+    assert section["permutation"]["p"] == pytest.approx(
+        (section["permutation"]["k"] + 1) / (section["permutation"]["n"] + 1)
+    )

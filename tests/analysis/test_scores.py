@@ -154,3 +154,62 @@ def test_top_one_percent_rounds_up_when_not_whole():
     assert rule == "top 1%" and heads == [(4, 29), (4, 28)]
     assert len(switch_heads(np.linspace(0, 0.7, 250).reshape(5, 50))[0]) == 3  # 2.5 -> 3
     assert len(switch_heads(np.linspace(0, 0.7, 40).reshape(4, 10))[0]) == 1  # 0.4 -> at least one
+
+
+def test_near_zero_is_measured_per_layer_and_item_not_against_the_global_maximum():
+    """A whole layer (or a whole image) of small head outputs is still scored: the near-zero test compares a head
+    with the largest head of its own layer and image, never with the largest anywhere."""
+    rng = np.random.default_rng(1)
+    pre, post = rng.normal(size=(3, 2, 4, 5)), rng.normal(size=(3, 2, 4, 5))
+    want = cosine_per_head(pre, post)
+    pre[:, 1] *= 1e-8  # layer 1: every head 1e-8 of layer 0's norms (a low-norm layer)
+    post[:, 1] *= 1e-8
+    pre[2] *= 1e-8  # image 2: every head of every layer small in both prompts
+    post[2] *= 1e-8
+    sc = switching_scores(pre, post)
+    assert sc.n_pairs.tolist() == [[3] * 4, [3] * 4] and sc.n_excluded_pairs == 0
+    np.testing.assert_allclose(sc.cos, want.mean(0), rtol=1e-9)
+    pre[0, 1, 3] *= 1e-9  # but a head 1e-9 of its own layer's largest is near zero
+    assert switching_scores(pre, post).n_pairs[1].tolist() == [3, 3, 3, 2]
+
+
+def test_one_nan_or_inf_neither_disables_nor_widens_the_near_zero_test_and_is_counted(tmp_path):
+    rng = np.random.default_rng(2)
+    pre, post = rng.normal(size=(2, 2, 4, 5)), rng.normal(size=(2, 2, 4, 5))
+    pre[0, 0, 1, 2] = np.nan  # layer 0, image 0: one NaN in head 1 ...
+    pre[0, 0, 2] *= 1e-9  # ... and a near-zero head 2: still left out as near zero (a NaN maximum disabled this)
+    post[1, 1, 0, 4] = np.inf  # layer 1, image 1: one inf in head 0; the other heads keep their pairs (an infinite
+    sc = switching_scores(pre, post, category="bistable")  # maximum used to exclude every head of the layer)
+    assert sc.n_pairs.tolist() == [[2, 1, 1, 2], [1, 2, 2, 2]]
+    assert sc.n_nonfinite.tolist() == [[0, 1, 0, 0], [1, 0, 0, 0]] and sc.n_nonfinite_pairs == 2
+    assert sc.cos[0, 2] == pytest.approx(cosine_per_head(pre[1:], post[1:])[0, 0, 2]), "the 1e-9 head's pair is out"
+    assert np.isfinite(sc.cos).all(), "no NaN reaches a score"
+    for h in (1, 2, 3):
+        assert sc.cos[1, h] == pytest.approx(cosine_per_head(pre, post)[:, 1, h].mean())
+    data = json.loads(sc.save(tmp_path)["json"].read_text())
+    assert data["n_nonfinite_pairs"] == [[0, 1, 0, 0], [1, 0, 0, 0]] and data["n_nonfinite_pairs_total"] == 2
+    assert data["nonfinite_heads"] == [{"layer": 0, "head": 1, "pairs": 1}, {"layer": 1, "head": 0, "pairs": 1}]
+    assert data["sparsity"]["n_nonfinite_pairs"] == 2 and data["n_excluded_pairs"] == 3
+    assert load_scores(tmp_path / "scores_bistable.json").n_nonfinite_pairs == 2
+
+
+def test_scores_command_reports_nan_and_inf_heads(tmp_path, capsys):
+    """`ambi switch-heads scores` on a capture holding an inf (float16 overflow) and a NaN: said, named, counted."""
+    import argparse
+
+    from ambi_plugin.cli.switch_heads import cmd_scores
+
+    rng = np.random.default_rng(3)
+    pre, post = rng.normal(size=(3, 2, 4, 5)).astype(np.float32), rng.normal(size=(3, 2, 4, 5)).astype(np.float32)
+    pre[0, 1, 2, 0], post[2, 1, 2, 3], post[1, 0, 0, 1] = np.inf, np.nan, np.inf
+    folder = tmp_path / "bistable"
+    folder.mkdir()
+    np.savez(folder / "activations.npz", ids=np.array(["a", "b", "c"]), pre=pre, post=post, dtype="float32",
+             switched=np.ones(3, bool), correct=np.ones(3, bool))  # fmt: skip
+    args = argparse.Namespace(out=str(tmp_path), category=["bistable"], k=5, threshold=0.8, top_fraction=0.01,
+                              max_fraction=0.5)  # fmt: skip
+    assert cmd_scores(args) == 0
+    out = capsys.readouterr().out
+    assert "3 of them hold NaN/inf activations" in out and "(1, 2) x2, (0, 0) x1" in out
+    data = json.loads((tmp_path / "scores_bistable.json").read_text())
+    assert data["n_nonfinite_pairs_total"] == 3 and data["n_pairs"][1][2] == 1 and data["s"][1][2] is not None

@@ -12,11 +12,18 @@ Decisions the rest of the project relies on:
   backticks and closing tags (``</answer>``) are dropped; full-width letters read as letters (NFKC).
 * Choice labels: a letter or numeral the options do not have (``F`` of 4 options) in a strong position
   (alone, after a marker, bracketed, "F.") gives ``Parsed(-1, True, "out_of_range")``: parsed, wrong.
-  Two different labels with no marker and no single strong one are ``ambiguous`` (unparseable).
+  Two different labels with no marker and no single strong one are ``ambiguous`` (unparseable), and so is a
+  label followed by another option's exact text ("(E) C"). A label alone on the last line answers. Not labels:
+  letters joined by "&" ("R&D"), an echoed instruction ("select from a, b, c, and d"), a repeated option list
+  (two or more labels each followed by its own text). An option's value matches without thousands separators
+  ("2483,000" = "2,483,000"); a bare number inside one option's sentence is no answer.
   The English words "a"/"A" (article) and "I" (pronoun) are not read as labels when a lower-case word
   follows them ("I think", "a cat", "A bit"). In roman style only numerals count (a letter "B" is not
   read); in letter style roman numerals are not read.
-* Letter sets: the option "None" (``none_index``) alone, or the word "None", gives ``{none_index}``
+* Letter sets (``lettersets``): a list of letters, the marker's own line, else the last concluding sentence
+  ("Therefore, the figures that satisfy the condition are (a) and (c).") or a verdict for every option; eliminating
+  sentences remove their letters, "None of the figures ..." is the None answer, "A, B, C, or D" and questions
+  choose nothing. The option "None" (``none_index``) alone, or the word "None", gives ``{none_index}``
   (``frozenset()`` when the task has no None option); together with other letters it is kept in the
   set, so exact-set scoring marks it wrong. Letters outside the options: when the answer is a bare
   list of letters ("A, F") they are kept as indices >= ``n_options`` (reason ``out_of_range``, the item
@@ -24,10 +31,14 @@ Decisions the rest of the project relies on:
 * Booleans: the first verdict after the last marker, else a verdict opening the reply ("No, it is
   not"), else a hedge opening it ("Not really", "Of course", 是 / 否), else, given the item's question, a
   restatement of it or of its negation (``core/restate.py``; "no motion" is then a negation, not a verdict),
-  else all verdicts in the reply if they agree; "not true" / "not correct" read as False.
-* Objects: the last "Object:" marker wins (a quoted value, else up to the sentence's end); else a short first
-  line, unless it is a sentence naming the object ("The hidden animal is a leopard."); else the last object
-  a sentence names ("I can see an owl blending into the bark" -> "owl"). A leading article is dropped.
+  else all verdicts in the reply if they agree; "not true" / "not correct" read as False. A reply that says it
+  cannot tell ("I cannot say for certain", "it is not clear") answers only with a verdict opening a sentence; a
+  question-and-answer turn the model invents after its verdict is cut off; in a chain of thought only concluding
+  sentences restate the question (a true/false item's statement: the text before "True or False?").
+* Objects: the last "Object:" marker wins (a quoted value, else up to the sentence's end); else, after the last
+  answer marker ("Answer Choice: [house]"), a short first line, unless it is a sentence naming the object ("The
+  hidden animal is a leopard."); else the last object a sentence names ("I can see an owl blending into the
+  bark" -> "owl"). A leading article is dropped.
 * Boxes: ``(x1, y1, x2, y2)`` / ``[x1, y1, x2, y2]`` groups of exactly four numbers, coordinates sorted
   so that x1 <= x2 and y1 <= y2; when no such group exists, ``(x1, y1), (x2, y2)`` point pairs, then
   ``x1=.., y1=.., x2=.., y2=..``; "None" or ``[]`` is ``Parsed([], True, "none")``, a sentence saying the
@@ -36,7 +47,7 @@ Decisions the rest of the project relies on:
   end); reasoning models' ``<think>...</think>`` blocks are dropped.
 
 The parsers live in one module per answer kind (``text``: clean-up, markers and :func:`response_text`;
-``choice``: option labels, single choice and letter sets; ``booleans``; ``lists``; ``objects``; ``boxes``); this
+``choice``: option labels and single choice; ``lettersets``; ``booleans``; ``lists``; ``objects``; ``boxes``); this
 package re-exports every name, private ones included, and dispatches by answer format (``parse_answer``).
 """
 
@@ -75,7 +86,6 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     _LABEL_AFTER_WORD_OK,
     _LEADING_JUNK,
     _NEGATED_BEFORE,
-    _NONE_WORD,
     _ROMAN_ALT,
     _ROMAN_MAX,
     _ROMAN_VALUE,
@@ -87,7 +97,6 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     _label_index,
     _label_re,
     _light_norm,
-    _list_like,
     _norm_option,
     _option_by_text,
     _read_choice,
@@ -97,6 +106,10 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     format_options,
     option_label,
     parse_choice,
+)
+from ambi_plugin.core.parsing.lettersets import (  # noqa: F401 - re-exported
+    _NONE_WORD,
+    _list_like,
     parse_letter_set,
 )
 from ambi_plugin.core.parsing.lists import (  # noqa: F401 - re-exported

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from ambi_plugin.core.parsing.text import _BOOL_MARKER, Parsed, _clean, _fail, _segments, _total
-from ambi_plugin.core.restate import hedge_verdict, restated_verdict
+from ambi_plugin.core.restate import hedge_verdict, restated_verdict, uncertain
 
 # ----------------------------------------------------------------------------- booleans
 
@@ -41,6 +41,32 @@ def _verdicts(s: str, vocab: dict[str, bool]) -> list[tuple[int, bool]]:
     return out
 
 
+# a question and answer the model adds after answering: "\n\nAre the flowers dead already?\n\nAnswer: No, ..."
+_INVENTED_TURN = re.compile(r"\n[ \t]*(?:question\s*:[^\n]*|[^\n]*\?)[ \t]*\n", re.IGNORECASE)
+
+
+def _own_turn(s: str) -> str:
+    """The reply up to a question-and-answer turn it invents after a verdict (a verdict before it is the answer)."""
+    answers = [m.start() for m in re.finditer(r"\banswer\b", s, re.IGNORECASE)]
+    verdict = _VERDICT.search(s)
+    if not answers or verdict is None:
+        return s
+    for m in _INVENTED_TURN.finditer(s, verdict.end()):
+        if m.start() > verdict.start() and answers[-1] > m.end() - 1:
+            return s[: m.start()]
+    return s
+
+
+def _opens_sentence(s: str, pos: int) -> bool:
+    """A verdict word opening a sentence and closed by punctuation: "... the video. \n\nYes, the particles ..."."""
+    word = _VERDICT.match(s, pos)
+    return (
+        re.search(r"(?:^|[.!?\n])\s*$", s[:pos]) is not None
+        and word is not None
+        and _VERDICT_END.match(s, word.end()) is not None
+    )
+
+
 def _determiner_no(s: str, pos: int) -> bool:
     """ "no" used as a determiner ("there is no motion"), not as a verdict: a word follows it."""
     return s[pos : pos + 2].lower() == "no" and _DETERMINER_NO.match(s, pos) is not None
@@ -71,13 +97,17 @@ def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = No
     hedge = hedge_verdict(s)
     if hedge is not None:
         return Parsed(hedge, True, "hedge")
+    if uncertain(s) and not first_only:  # "I cannot say for certain ...": only a verdict opening a sentence answers
+        values = {v for vocab in _BOOL_VOCAB[kind][:1] for pos, v in _verdicts(s, vocab) if _opens_sentence(s, pos)}
+        return Parsed(values.pop(), True, "hedged") if len(values) == 1 else _fail("uncertain")
     if question and not any(not _determiner_no(s, pos) for pos, _ in found):
-        restated = restated_verdict(s, question)
+        long = len(re.findall(r"[.!?](?:\s|$)|\n", s.strip())) > 3  # a chain of thought: its conclusions decide
+        restated = restated_verdict(s, question, conclusions_only=long)
         if restated is not None:
             return Parsed(restated, True, "restated")
     for vocab in _BOOL_VOCAB[kind]:
-        found = _verdicts(s, vocab)
-        if found:
+        found = [(pos, v) for pos, v in _verdicts(s, vocab) if not (question and _determiner_no(s, pos))]
+        if found:  # every verdict word agrees ("There is no point where ..." has none given the question)
             values = {v for _, v in found}
             return Parsed(values.pop(), True) if len(values) == 1 else _fail("ambiguous")
     return None
@@ -97,6 +127,7 @@ def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> 
     if not s:
         return _fail("empty")
     q = _clean(question) if question is not None else ""
+    s = _own_turn(s)
     for seg in _segments(s, extra=_BOOL_MARKER):
         got = _read_bool(seg.strip(), kind, first_only=True, question=q)
         if got is not None:

@@ -65,7 +65,9 @@ def format_options(options: Sequence[Any], style: str) -> str:
 
 _AMBIGUOUS_WORDS = {"a", "i"}  # the article and the pronoun
 _LABEL_AFTER_WORD_OK = {"and", "or", "is", "was", "seems", "appears", "fits", "matches"}
-_KEYWORD_BEFORE = re.compile(r"\b(?:option|choice|letter|numeral|number)\s*[:#]?\s*$", re.IGNORECASE)
+_KEYWORD_BEFORE = re.compile(
+    r"\b(?:option|choice|letter|numeral|number|figure|structure|graph|image|panel|diagram)s?\s*[:#]?\s*$", re.IGNORECASE
+)
 _NEGATED_BEFORE = re.compile(r"\bnot\s+(?:(?:option|choice|letter)\s*)?$", re.IGNORECASE)
 _LEADING_JUNK = re.compile(
     r"^[\s'\"*:=>#\-\u2013\u2014]*(?:(?:the\s+)?(?:correct\s+)?(?:option|choice|letter|roman\s+numeral|numeral)\s*[:#]?\s*)?",
@@ -78,7 +80,7 @@ def _label_re(style: str) -> re.Pattern[str]:
     tok = _ROMAN_ALT if style == "roman" else "[a-z]"
     return re.compile(
         rf"(?<!\w)[(\[{{]\s*(?P<t1>{tok})\s*[)\]}}]"
-        rf"|(?<![\w\-/])(?<!\w['.])(?P<t2>{tok})(?![\w\-/])(?!['.]\w)",
+        rf"|(?<![0-9A-Za-z_\-/&])(?<!\w['.])(?P<t2>{tok})(?![0-9A-Za-z_\-/&])(?!['.]\w)",  # "A和C": CJK separates
         re.IGNORECASE,
     )
 
@@ -114,7 +116,7 @@ def _candidates(s: str, style: str) -> list[_Cand]:
             continue  # "(B), not A."
         keyword = _KEYWORD_BEFORE.search(before) is not None
         if not (bracketed or punct or keyword) and tok.lower() in _AMBIGUOUS_WORDS:
-            nxt = re.match(r"\s+([a-z][\w']*)", rest)
+            nxt = re.match(r"\s+([a-z][\w']*)" if tok.isupper() else r"\s+([a-z0-9][\w'-]*)", rest)  # "a 120-degree"
             if nxt and nxt.group(1) not in _LABEL_AFTER_WORD_OK:
                 continue  # "a cat", "I think"
         out.append(_Cand(idx, bracketed or punct or keyword, m.start(), m.end()))
@@ -134,8 +136,12 @@ def _start_label(s: str, style: str) -> _Cand | None:
     return None
 
 
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
 def _norm_option(x: Any) -> str:
-    return " ".join(re.sub(r"[\W_]+", " ", _to_text(x).lower()).split())
+    """Lower case, words only; a thousands separator dropped ("2,483,000" = "2483,000" = "2483000")."""
+    return " ".join(re.sub(r"[\W_]+", " ", _THOUSANDS.sub("", _to_text(x).lower())).split())
 
 
 _WEAK_WORDS = {"a", "an", "the", "is", "it", "of", "in", "on", "and", "or", "to", "i", "this", "that", "be", "are"}
@@ -171,13 +177,63 @@ def _option_by_text(s: str, options: Sequence[Any] | None, *, exact_only: bool) 
     hit = _unique([i for i, o in enumerate(opts) if o and o == resp])
     if hit is not None or exact_only or len(set(opts)) < len(opts):
         return hit  # containment needs options that differ after normalisation
-    if _informative(resp):
+    if _informative(resp) and not resp.replace(" ", "").isdigit():  # a bare number inside a statement: no answer
         hit = _unique([i for i, o in enumerate(opts) if o and f" {resp} " in f" {o} "])
         if hit is not None:
             return hit
     contained = [i for i, o in enumerate(opts) if _informative(o) and f" {o} " in f" {resp} "]
     contained = [i for i in contained if not any(i != j and f" {opts[i]} " in f" {opts[j]} " for j in contained)]
     return _unique(contained)
+
+
+def _text_names_other(rest: str, idx: int, options: Sequence[Any] | None) -> bool:
+    """Whether the text after an opening label is, exactly, the text of another option and not its own."""
+    if not options:
+        return False
+    text = re.split(r"\n", rest.strip().lstrip(".):]-\u2013\u2014 ").strip(), maxsplit=1)[0]
+    other = _option_by_text(text, options, exact_only=True) if text else None
+    return other is not None and other != idx
+
+
+def _echo_spans(s: str, options: Sequence[Any] | None, style: str) -> list[tuple[int, int]]:
+    """Where the reply repeats the option list, "(A) is tripled (B) is doubled ...": runs of two or more
+    options in a row, each label followed by its own text (a label with its text alone is an answer)."""
+    if not options or len(options) < 2:
+        return []
+    found: list[tuple[int, int, int]] = []
+    for i, opt in enumerate(options):
+        words = _to_text(opt).split()
+        if not words:
+            continue
+        label = re.escape(option_label(i, style) if style in OPTION_STYLES else chr(65 + i))
+        text = r"\s*".join(re.escape(w) for w in words)
+        pattern = rf"(?<!\w)(?:[(\[]\s*{label}\s*[)\]]|{label}[.):])\s*{text}[\s,;.?]*"
+        found += [(*m.span(), i) for m in re.finditer(pattern, s, re.IGNORECASE)]
+    runs: list[list[tuple[int, int, int]]] = []
+    for span in sorted(set(found)):
+        if runs and span[0] <= runs[-1][-1][1] + 1:
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    return [(run[0][0], run[-1][1]) for run in runs if len({i for _, _, i in run}) >= 2]
+
+
+# an echoed instruction lists the labels without choosing one: "select from a, b, c, and d", "(A-D)"
+_INSTRUCTION = re.compile(
+    r"\b(?:select|choose|pick)\s+(?:(?:the\s+)?(?:answers?|one|options?)\s+)?from\b[^.?!:\n]*", re.IGNORECASE
+)
+
+
+_LABEL_LINE = re.compile(r"[\s*_#>`'\"]*[(\[]?\s*([a-z]|[ivx]{1,5})\s*[)\].:]?[\s*_`'\"]*", re.IGNORECASE)
+
+
+def _last_line_label(s: str, n: int, style: str, options: Sequence[Any] | None) -> Parsed | None:
+    """A reply whose last line is a label alone ("... the most reasonable estimate is:\n\nb"), unless the
+    line before is a label alone too (a list of labels is not an answer)."""
+    lines = [ln for ln in s.splitlines() if ln.strip()]
+    if len(lines) < 2 or not _LABEL_LINE.fullmatch(lines[-1]) or _LABEL_LINE.fullmatch(lines[-2]):
+        return None
+    return _read_choice(lines[-1].strip(), n, style, options)
 
 
 def _choice_result(idx: int, n: int, reason: str = "") -> Parsed:
@@ -199,9 +255,13 @@ def _read_choice(s: str, n: int, style: str, options: Sequence[Any] | None) -> P
         others = {c.index for c in _candidates(s, style) if c.index < n and c.index != first.index}
         if not (first.strong or alone or not others):  # "B. The upper line", "B", but not "A or B"
             first = None
-    if first is not None and first.index < n:
+    else:
+        alone = False
+    if first is not None and first.index < n and (first.strong or alone):
+        if _text_names_other(s[first.end :], first.index, options):
+            return _fail("ambiguous")  # "(E) C": the label and its text name different options
         return _choice_result(first.index, n)
-    by_text = _option_by_text(s, options, exact_only=True)
+    by_text = _option_by_text(s, options, exact_only=True)  # "C and E" is the option with that text
     if by_text is not None:
         return Parsed(by_text, True, "option_text")
     if first is not None:
@@ -240,38 +300,19 @@ def parse_choice(text: Any, n_options: int, *, style: str = "letter", options: S
         return _fail("empty")
     if len(s) == 1 and style != "roman" and "a" <= s.lower() <= "z" and ord(s.lower()) - ord("a") < n:
         return Parsed(ord(s.lower()) - ord("a"), True, "")  # the commonest reply, a bare letter on offer: no search
+    echoed = _echo_spans(s, options, style)
+    if echoed:  # the option list repeated: read what is left, if anything
+        for start, end in sorted(echoed, reverse=True):
+            s = s[:start] + "\n" + s[end:]
+        if not re.search(r"[^\W_]", s):
+            return _fail("echo")
+    s = _INSTRUCTION.sub(" ", s)
     for seg in _segments(s):
         got = _read_choice(seg.strip(), n, style, options)
         if got is not None:
             return got
+    got = _last_line_label(s, n, style, options)
+    if got is not None:
+        return got
     got = _read_choice(s, n, style, options)
     return got if got is not None else _fail("no_label")
-
-
-# ----------------------------------------------------------------------------- letter sets
-
-_NONE_WORD = re.compile(r"\bnone\b", re.IGNORECASE)
-
-
-def _list_like(s: str) -> bool:
-    """Only single letters and separators ("A, F", "a and c", "(A) (C)")."""
-    words = re.findall(r"[^\W_]+", s)
-    return bool(words) and all((len(w) == 1 and w.isalpha()) or w.lower() in ("and", "or") for w in words)
-
-
-@_total
-def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
-    """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
-    s = _clean(text)
-    if not s:
-        return _fail("empty")
-    n = n_options if isinstance(n_options, int) and n_options > 0 else 0
-    segs = [seg.strip() for seg in _segments(s)]
-    span = next((seg for seg in segs if seg and (_candidates(seg, "letter") or _NONE_WORD.search(seg))), s)
-    list_like = _list_like(span)
-    idx = {c.index for c in _candidates(span, "letter") if c.index < n or list_like}
-    if not idx:
-        if _NONE_WORD.search(span):
-            return Parsed(frozenset() if none_index is None else frozenset({none_index}), True, "none")
-        return _fail("no_letters")
-    return Parsed(frozenset(idx), True, "out_of_range" if any(i >= n for i in idx) else "")

@@ -118,7 +118,7 @@ def _clean(obj: Any) -> str:
 
 _MARKER = re.compile(
     r"""(?:
-        ['"]?\b(?:final\s+|correct\s+|right\s+|best\s+)?answer\b['"]?\s*
+        ['"]?\b(?:final\s+|correct\s+|right\s+|best\s+)?answer(?:\s+choice)?\b['"]?\s*
             (?::|=|-(?!\w)|\bis\b\s*:?|\bwould\s+be\b\s*:?|\bshould\s+be\b\s*:?)
       | \b(?:correct|right|best|final)\s+(?:option|choice|letter|numeral)\s*
             (?::|\bis\b\s*:?|\bwould\s+be\b\s*:?|\bshould\s+be\b\s*:?)

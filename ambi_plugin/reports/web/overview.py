@@ -34,6 +34,7 @@ def benchmark_titles() -> dict[str, str]:
 class OverviewCell:
     value: float | None
     ci: tuple[float, float] | None = None
+    ci_method: str = ""  # "wilson" (a proportion) or "bootstrap" (reports/stats.py)
     std: float | None = None
     n: int | None = None  # items per run
     runs: int = 1
@@ -141,7 +142,9 @@ def overview_rows(
             cell = OverviewCell(mean, std=std if len(vals) > 1 else None, runs=len(vals),
                                 n=_n_items(group[0], task, counts))  # fmt: skip
             if len(group) == 1:
-                cell.ci = _ci(group[0], task, metric, scale, n_boot=n_boot, seed=seed, cache=cache)
+                got = _ci(group[0], task, metric, scale, n_boot=n_boot, seed=seed, cache=cache)
+                if got is not None:  # the interval the task's table gives the same cell, with its method
+                    cell.ci, cell.ci_method = got.ci, got.ci_method
             if compare_paper:
                 cell.paper, cell.paper_source = _paper_value(task, metric, model, aliases, scale)
             row.cells.append(cell)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ambi_plugin.reports import render
 from ambi_plugin.reports.plots import PALETTE
+from ambi_plugin.reports.stats import interval_label
 from ambi_plugin.reports.tables import AVG, RANK, Table
 from ambi_plugin.reports.web import markdown as md
 from ambi_plugin.reports.web.items import TaskItems, run_labels
@@ -71,7 +72,8 @@ def overview_table(models: Sequence[str], rows: Sequence[OverviewRow], *, items:
             frac = max(0.0, min(1.0, c.value / r.top))
             text = f"<b>{_num(c.value, r.unit)}</b>"
             if c.ci and all(_ok(x) for x in c.ci):
-                text += f" <span class='ci'>[{_num(c.ci[0], r.unit)}, {_num(c.ci[1], r.unit)}]</span>"
+                how = e(interval_label(c.ci_method)) if c.ci_method else ""
+                text += f" <span class='ci' title='{how}'>[{_num(c.ci[0], r.unit)}, {_num(c.ci[1], r.unit)}]</span>"
             elif _ok(c.std):
                 text += f" <span class='ci'>± {_num(c.std, r.unit)} ({c.runs} runs)</span>"
             if c.n is not None:
@@ -181,6 +183,13 @@ def page(
     body.append("<section id='overview'><h2>Overview</h2><div class='ov-wrap'>")
     if rows:
         body.append(overview_table(models, rows, items=task_items))
+        methods = sorted({c.ci_method for r in rows for c in r.cells if c is not None and c.ci and c.ci_method})
+        if methods:  # say which interval the brackets are (docs/reports.md)
+            said = " and ".join(interval_label(m) for m in methods)
+            body.append(
+                f"<p class='notes'>[lo, hi]: {e(said)} intervals (Wilson for proportions of items, the "
+                "bootstrap for other metrics); ± : std over repeated runs.</p>"
+            )
         body.append(f"<figure>{overview_svg(models, rows, PALETTE)}</figure>")
     else:
         body.append("<p>No task results.</p>")
