@@ -10,10 +10,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ambi_plugin.cli import data, datasets, judge, results, run, switch_heads, tasks, vlmeval
+from ambi_plugin.cli import data, datasets, judge, results, run, switch_heads_args, tasks, vlmeval
 from ambi_plugin.cli.run import PASSTHROUGH
 
-_GROUPS = (run, tasks, results, data, judge, datasets, switch_heads, vlmeval)
+_GROUPS = (run, tasks, results, data, judge, datasets, switch_heads_args, vlmeval)
 ORDER = (
     "demo", "tasks", "tasks-path", "synth", "make-tiny-model", "replay-file", "validate-tasks", "results", "lmms-eval",
     "eval", "score", "report", "import", "data", "viabench", "rcid-copy", "judge-cache", "judge-agreement", "build",
