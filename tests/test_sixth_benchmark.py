@@ -206,3 +206,33 @@ def test_vlmevalkit_lists_the_toy(toybench):
     proc = subprocess.run([sys.executable, "-c", code], env=_env(toybench), capture_output=True, text=True,
                           timeout=600)  # fmt: skip
     assert proc.returncode == 0 and "listed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-3000:]
+
+
+def test_an_installed_package_registers_through_its_entry_point(tmp_path):
+    """The same toy, installed: a ``*.dist-info`` with an ``ambi_plugin.benchmarks`` entry point on the path, no
+    variable set; a fresh process finds its entry and its tasks."""
+    pkg = _toy(tmp_path / "site")
+    info = pkg.parent / "toybench-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[ambi_plugin.benchmarks]\ntoybench = toybench\n")
+    env = _env(pkg)
+    env.pop(BENCHMARKS_ENV, None)
+    code = (
+        "from ambi_plugin.benchmarks.registry import get\n"
+        "from ambi_plugin.runtime.taskindex import index\n"
+        "print(get('toybench').title, sorted(t for t in index() if t.startswith('toybench')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == f"ToyBench {sorted([GROUP, TASK])}"
+
+
+def test_a_benchmark_module_that_cannot_be_imported_is_named(monkeypatch):
+    from ambi_plugin.benchmarks.registry import BenchmarkPluginError, entries
+
+    monkeypatch.setenv(BENCHMARKS_ENV, "no_such_benchmark_module")
+    with pytest.raises(BenchmarkPluginError, match=r"'no_such_benchmark_module'.*\$AMBI_BENCHMARKS"):
+        entries()
+    monkeypatch.delenv(BENCHMARKS_ENV)
+    assert "ambibench" in entries()  # the others are read as before
