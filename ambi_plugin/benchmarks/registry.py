@@ -20,6 +20,7 @@ Where entries come from (:func:`entries`):
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
@@ -219,7 +220,8 @@ def register(entry: BenchmarkEntry) -> BenchmarkEntry:
     return entry
 
 
-def _builtin_modules() -> list[str]:
+@functools.cache
+def _builtin_modules() -> tuple[str, ...]:
     """``ambi_plugin.benchmarks.<b>.entry`` of every benchmark folder here that has one (sorted by folder)."""
     import ambi_plugin.benchmarks as pkg
 
@@ -227,7 +229,7 @@ def _builtin_modules() -> list[str]:
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if info.ispkg and (Path(info.module_finder.path) / info.name / "entry.py").is_file():
             out.append(f"{pkg.__name__}.{info.name}.entry")
-    return out
+    return tuple(out)
 
 
 def _import(module: str, *, plugin: bool) -> None:
