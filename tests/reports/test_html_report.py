@@ -89,10 +89,9 @@ def test_the_overview_gives_our_value_n_and_the_papers_number(tmp_path):
 
 
 def switch_heads_folder(folder: Path, extra: str = "") -> Path:
-    """What `ambi switch-heads patch` writes for one category (Markdown, JSON, plot), ``extra`` after its Markdown."""
+    """What `ambi switch-heads patch` wrote for one category before its sections had a JSON shape (Markdown, JSON,
+    plot; the report then shows that Markdown as it is), ``extra`` after its Markdown."""
     from PIL import Image
-
-    from ambi_plugin.analysis.patching import format_patching
 
     data = {"n_items": 3, "skipped": [], "position": "last", "spearman": {"s_vs_exact": 0.5, "n_heads_exact": 2},
             "conditions": [{"condition": "switch heads", "heads": [[1, 2]], "effect": 0.8, "effect_std": 0.1,
@@ -100,7 +99,10 @@ def switch_heads_folder(folder: Path, extra: str = "") -> Path:
             "per_head": [{"layer": 1, "head": 2, "s": 0.9, "atp": 0.7, "effect": 0.8, "flip_rate": 0.5},
                          {"layer": 0, "head": 1, "s": 0.1, "atp": None, "effect": 0.0, "flip_rate": None}]}  # fmt: skip
     folder.mkdir()
-    (folder / "patching_bistable.md").write_text(format_patching(data) + extra)
+    text = ("Activation patching, 3 images, position last.\n\n| condition | heads | effect | flip rate |\n"
+            "|---|---|---|---|\n| switch heads | L1H2 | 0.800 +- 0.100 | 0.500 |\n\n| head | s | AtP | effect |\n"
+            "|---|---|---|---|\n| L1H2 | 0.900 | 0.700 | 0.800 |\n| L0H1 | 0.100 | - | 0.000 |\n")  # fmt: skip
+    (folder / "patching_bistable.md").write_text(text + extra)
     (folder / "patching_bistable.json").write_text(json.dumps({"model": "tiny", **data}))
     Image.new("RGB", (40, 30), (200, 30, 30)).save(folder / "patching_bistable.png")
     return folder
