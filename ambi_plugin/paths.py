@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -30,6 +31,46 @@ def _resource_dir(name: str) -> Path:
 def tasks_dir() -> Path:
     """The folder lmms-eval must index to find every ambi-plugin task and group."""
     return _resource_dir("task_yamls")
+
+
+BENCHMARKS_ENV = "AMBI_BENCHMARKS"  # modules of benchmarks of your own, comma-separated (each registers its entry)
+ENTRY_POINT_GROUP = "ambi_plugin.benchmarks"  # the same, for an installed package: name = benchmark, value = module
+
+
+@functools.cache
+def _entry_point_modules() -> tuple[str, ...]:
+    from importlib.metadata import entry_points
+
+    try:
+        return tuple(ep.value.split(":", 1)[0].strip() for ep in entry_points(group=ENTRY_POINT_GROUP))
+    except Exception:  # noqa: BLE001 - a broken distribution's metadata must not stop ambi-plugin
+        return ()
+
+
+def benchmark_packages() -> list[str]:
+    """The modules of benchmarks outside ambi-plugin: ``$AMBI_BENCHMARKS`` (comma-separated module names), then the
+    entry points of the group ``ambi_plugin.benchmarks``. Importing one registers its entry
+    (:mod:`ambi_plugin.benchmarks.registry`)."""
+    named = [m.strip() for m in os.environ.get(BENCHMARKS_ENV, "").split(",") if m.strip()]
+    return list(dict.fromkeys([*named, *_entry_point_modules()]))
+
+
+def benchmark_task_dirs() -> list[Path]:
+    """The ``task_yamls/`` folders beside those modules (found without importing them), indexed with ours."""
+    import importlib.util
+
+    out = []
+    for module in benchmark_packages():
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            continue  # not importable: the registry says so when it is asked
+        if spec is None or not spec.origin:
+            continue
+        folder = Path(spec.origin).parent / "task_yamls"
+        if folder.is_dir():
+            out.append(folder)
+    return out
 
 
 def cards_dir() -> Path:

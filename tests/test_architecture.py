@@ -17,7 +17,10 @@ import added anywhere is checked without running it. The layers, lowest first:
 
 A module may import its own layer or any layer below; ``lmms`` and ``vlmeval`` never import each other, and the
 harnesses themselves (``lmms_eval``, ``vlmeval``) are imported only inside their adapter. No module is exempt: the
-deprecated aliases of 0.1's import paths are gone (CHANGELOG.md, 0.2.0), and none may come back.
+deprecated aliases of 0.1's import paths are gone (CHANGELOG.md, 0.2.0), and none may come back. Inside a folder no
+two modules import each other, directly or round a circle; the one thing allowed is a package's face (its
+``__init__``) importing its own modules. The generic layers name no benchmark: what one benchmark knows is on its
+registry entry (``benchmarks/<b>/entry.py``).
 """
 
 from __future__ import annotations
@@ -235,3 +238,129 @@ def test_architecture_doc_names_only_what_exists():
         for name in names:
             assert f"{name}/" in text, f"layer {name} is not in docs/architecture.md's picture"
     assert importlib.util.find_spec("ambi_plugin") is not None
+
+
+def _is_face_edge(module: str, target: str) -> bool:
+    """A package's ``__init__`` importing one of its own modules (the one in-folder circle allowed)."""
+    path, is_pkg, _tree = _modules()[module]
+    return is_pkg and target.startswith(module + ".")
+
+
+def test_no_cycle_between_modules_of_a_folder():
+    graph: dict[str, set[str]] = {}
+    for module, found in _imports().items():
+        for target, _line, _raw in found:
+            if target in HARNESSES or target == module or _unit(target) != _unit(module):
+                continue
+            if not _is_face_edge(module, target):
+                graph.setdefault(module, set()).add(target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def strongconnect(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                strongconnect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            strongconnect(v)
+    assert not circles, "modules of one folder that import each other (round a circle):\n" + "\n".join(
+        " <-> ".join(c) for c in circles
+    )
+
+
+# The generic layers ask the benchmark registry (ambi_plugin/benchmarks/registry.py) and never name a benchmark.
+GENERIC_LAYERS = ("data", "reports", "lmms", "vlmeval", "cli")
+BENCHMARK_NAME = re.compile(r"ambibench|illusionbench|illusionvqa|via[-_ ]?bench|rcid", re.IGNORECASE)
+# module -> why it may still name one. Each is a benchmark's own piece that lives above its folder because it drives
+# a layer its folder may not import (reports, data/hub, the CLI's argument parsing), not knowledge a generic layer
+# keeps about a benchmark.
+NAMES_A_BENCHMARK = {
+    "ambi_plugin.cli.viabench": "`ambi viabench` (import / baseline / runs): VIA-Bench's own command; `runs` prints "
+    "reports.viabench_runs, a reports-layer module its folder may not import",
+    "ambi_plugin.reports.viabench_runs": "VIA-Bench's repeated-runs summary (mean and std over runs per category): "
+    "it reads results JSONs with reports/ (results, stats), above the benchmark's folder",
+    "ambi_plugin.cli.rcid_copy": "`ambi rcid-copy`: RCID's own command (generated copy, Hub copy, the authors' data)",
+    "ambi_plugin.cli.data": "registers the two commands above and `ambi import <benchmark>`, whose options "
+    "(--shuffle-seed, --task, --fewshot-*, --layout) are each one benchmark's importer's",
+    "ambi_plugin.cli.parser": "the order of `ambi --help`, which lists the two commands above by name",
+    "ambi_plugin.cli.switch_heads_args": "the switch-head analysis's defaults are the AmbiBench paper's experiment "
+    "(its records and tasks), argument defaults the user overrides",
+    "ambi_plugin.data.hub.published": "`ambi build ambibench` as a function (the AmbiBench docs' published layout), "
+    "a wrapper over the generic build",
+}
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _code_texts(tree: ast.Module):
+    """(line, text) of every identifier and string literal of a module's code (docstrings and comments, which
+    explain with examples, are not code)."""
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            texts = [node.value]
+        elif isinstance(node, ast.Name):
+            texts = [node.id]
+        elif isinstance(node, ast.Attribute):
+            texts = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            texts = [node.name]
+        elif isinstance(node, ast.alias):
+            texts = [node.name, node.asname or ""]
+        elif isinstance(node, ast.ImportFrom):
+            texts = [node.module or ""]
+        elif isinstance(node, ast.arg):
+            texts = [node.arg]
+        elif isinstance(node, ast.keyword):
+            texts = [node.arg or ""]
+        else:
+            continue
+        for text in texts:
+            yield getattr(node, "lineno", 0), text
+
+
+def test_generic_layers_name_no_benchmark():
+    """data, reports, lmms, vlmeval and cli ask the registry: no identifier or string of their code names one of the
+    five benchmarks, but for the modules listed in NAMES_A_BENCHMARK (each with why)."""
+    found: dict[str, list[str]] = {}
+    for module, (_path, _pkg, tree) in _modules().items():
+        if _unit(module) not in GENERIC_LAYERS:
+            continue
+        hits = [f"{line}: {text[:80]!r}" for line, text in _code_texts(tree) if BENCHMARK_NAME.search(text)]
+        if hits:
+            found[module] = hits
+    unexpected = {m: h for m, h in found.items() if m not in NAMES_A_BENCHMARK}
+    assert not unexpected, "generic modules that name a benchmark (ask the registry instead):\n" + "\n".join(
+        f"{m}: {', '.join(h[:4])}" for m, h in sorted(unexpected.items())
+    )
+    stale = sorted(set(NAMES_A_BENCHMARK) - set(found))
+    assert not stale, f"allowed to name a benchmark but no longer does (remove from NAMES_A_BENCHMARK): {stale}"

@@ -8,7 +8,7 @@ Positions (``--position``):
 * ``mean_generated``: the mean over the generated tokens (each decoding step's new position);
 * an integer ``k``: prompt position ``k`` (negative counts from the end: ``-1`` is ``last_prompt``); a position
   outside the prompt is refused with its length. The capture run compares two prompts of different lengths and takes
-  negative positions only (:mod:`ambi_plugin.analysis.positions`).
+  negative positions only (:mod:`ambi_plugin.analysis.positions`, which also reads a position: :func:`parse_position`).
 
 One generation is one item: call :meth:`HeadRecorder.start` before it and :meth:`HeadRecorder.result` after it. The
 recorder assumes one sequence per generation (batch size 1, which is how the capture drives the backend).
@@ -31,27 +31,11 @@ from typing import Any
 import numpy as np
 
 from ambi_plugin.analysis.hooks import CallState, HookSet
-from ambi_plugin.analysis.positions import check_in_range
+from ambi_plugin.analysis.positions import check_in_range, parse_position
 
-__all__ = ["POSITIONS", "STORE_DTYPES", "HeadRecorder", "from_storage", "parse_position", "to_storage"]
+__all__ = ["STORE_DTYPES", "HeadRecorder", "from_storage", "to_storage"]
 
-POSITIONS = ("last_prompt", "mean_prompt", "mean_generated")
 STORE_DTYPES = ("bfloat16", "float16", "float32")
-
-
-def parse_position(value: str | int) -> str | int:
-    """``last_prompt`` / ``mean_prompt`` / ``mean_generated`` or an integer prompt position."""
-    if isinstance(value, int):
-        return value
-    text = str(value).strip()
-    if text in POSITIONS:
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(
-            f"Expected argument `position` to be one of {POSITIONS} or an integer prompt position, but got {value!r}"
-        ) from None
 
 
 class HeadRecorder:

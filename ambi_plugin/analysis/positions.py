@@ -20,7 +20,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FirstCallIds", "PositionError", "check_in_range", "check_same_token", "paired_position"]
+__all__ = [
+    "POSITIONS",
+    "FirstCallIds",
+    "PositionError",
+    "check_in_range",
+    "check_same_token",
+    "paired_position",
+    "parse_position",
+]
+
+POSITIONS = ("last_prompt", "mean_prompt", "mean_generated")
+
+
+def parse_position(value: str | int) -> str | int:
+    """``last_prompt`` / ``mean_prompt`` / ``mean_generated`` or an integer prompt position."""
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if text in POSITIONS:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(
+            f"Expected argument `position` to be one of {POSITIONS} or an integer prompt position, but got {value!r}"
+        ) from None
 
 
 class PositionError(ValueError):
@@ -28,10 +53,8 @@ class PositionError(ValueError):
 
 
 def paired_position(value: str | int) -> str | int:
-    """``value`` parsed (see :func:`ambi_plugin.analysis.capture.parse_position`) for a two-prompt analysis: a
-    non-negative integer is refused with the reason and what to pass instead."""
-    from ambi_plugin.analysis.capture import parse_position
-
+    """``value`` parsed (see :func:`parse_position`) for a two-prompt analysis: a non-negative integer is refused
+    with the reason and what to pass instead."""
     pos = parse_position(value)
     if isinstance(pos, int) and pos >= 0:
         raise PositionError(

@@ -1,17 +1,32 @@
-"""The benchmarks ``ambi build`` / ``ambi validate`` / ``ambi push`` know: one small entry each.
+"""One entry per benchmark: everything the generic layers (data, reports, lmms, vlmeval, cli) need to know of it.
 
-An entry says how to read the benchmark's sources into a canonical folder (``<records>.jsonl`` + media, the schema
-of :mod:`ambi_plugin.core.schema`), which categories are known, which split and config each records file goes to,
-and which card (``hf_dataset_cards/<card>``) describes it. Everything else (typed features, checks, card metadata,
-the upload: :mod:`ambi_plugin.data.hub`) is generic and looks entries up here, never a benchmark by name. A new
-benchmark plugs in with one :func:`register` call (see ``docs/datasets.md``).
+A benchmark is one folder. Its folder registers one :class:`BenchmarkEntry` (a module ``entry.py`` beside its code,
+calling :func:`register`); the generic layers ask :func:`entries` / :func:`get` and never name a benchmark. An entry
+says how the benchmark's sources are read into a canonical folder (``<records>.jsonl`` + media, the schema of
+:mod:`ambi_plugin.core.schema`), where its releases are (Hub repos and the variables that name others, the layouts
+of a local copy ``$AMBI_<NAME>_DIR``), what ``ambi data`` and the preflight tell a user who lacks it, its paper tables
+and reference rows, how ``ambi score`` re-scores its tasks, and what it adds to the results JSON. Everything else
+(typed features, checks, the card, the upload: :mod:`ambi_plugin.data.hub`; status, preflight, reports) is generic.
+
+Where entries come from (:func:`entries`):
+
+* every package under ``ambi_plugin/benchmarks/`` with an ``entry`` module (the five benchmarks of the papers);
+* the synthetic suite (``ambi_synth``, registered below: it lives in ``synth/``, a layer further down);
+* a benchmark of your own, outside this package: the modules named in ``$AMBI_BENCHMARKS`` (comma-separated) and
+  the entry points of the group ``ambi_plugin.benchmarks`` (:func:`ambi_plugin.paths.benchmark_packages`). Importing
+  such a module registers its entry; the task YAMLs in its folder's ``task_yamls/`` are indexed with ours
+  (``docs/architecture.md``, "Adding a benchmark").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 def test_split(records: str) -> tuple[str, str]:
@@ -20,11 +35,82 @@ def test_split(records: str) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
+class HubRelease:
+    """A Hub dataset repo the benchmark's default loader reads, and the variable that names another one."""
+
+    repo: str
+    env: str = ""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A benchmark's LLM-assisted protocol (``ambi score --protocol llm``; IllusionBench's): its item scoring with a
+    judge and a reviewed decision (``score_item(rec, response, judge=, override=)``), the reviewed decisions
+    (``load_overrides(path)``, ``find_override(overrides, task, id)``) and the items to review
+    (``review_queue(task, records, items)``)."""
+
+    score_item: Callable[..., dict]
+    load_overrides: Callable[[Any], dict]
+    find_override: Callable[[Mapping, str | None, Any], dict | None]
+    review_queue: Callable[[str, Any, Any], list[dict]]
+
+
+@dataclass(frozen=True)
+class Rescore:
+    """How ``ambi score`` re-scores a task of the benchmark outside a harness (the YAML's ``metadata.paper_table``
+    names the kind; a task of a benchmark without one is scored by the runtime's own item scoring).
+
+    * ``kinds``: the ``paper_table`` kinds the benchmark's tasks name (``illusionbench_tf`` ...).
+    * ``tables(kind, values, counts=, prompt_type=, protocols=)``: the paper's tables of one kind (Markdown);
+      None: one column per answer set, every metric.
+    * ``metric_names(rec, kind, protocol)``: the metric names of one record (None: the task type's).
+    * ``score_item(rec, response, judge=)`` / ``aggregate(name, items)``: the benchmark's own item scoring and
+      aggregation (None: the runtime's ``score_record`` and the core aggregations).
+    * ``prepare(rec)``: a record as the run presented it (options permuted ...); None: as read.
+    * ``records(path, kind, rows)``: records from a released file that is not canonical (``--records``); None: only
+      canonical records.
+    * ``judged``: the LLM-assisted protocol (``--protocol llm``, :class:`Judged`); None: the benchmark has none.
+    * ``explain(rec, response, judge=)``: the lines of ``ambi score --explain`` for the benchmark's own scoring.
+    * ``describe``: the heading of the generic every-metric table ("every metric" when empty).
+    """
+
+    kinds: tuple[str, ...] = ()
+    tables: Callable[..., str] | None = None
+    metric_names: Callable[[dict, str, str], list[str]] | None = None
+    score_item: Callable[..., dict] | None = None
+    aggregate: Callable[[str, list[dict]], float] | None = None
+    prepare: Callable[[dict], dict] | None = None
+    records: Callable[[Path, str, list[dict]], list[dict]] | None = None
+    judged: Judged | None = None
+    explain: Callable[..., list[str]] | None = None
+    describe: str = ""
+
+
+@dataclass(frozen=True)
+class Significance:
+    """The significance tests ``ambi report`` runs for a benchmark (AmbiBench A.6: Tables 10 and 11).
+
+    * ``columns``: (label, task, metric) of each compared cell: model against model per column (Table 11);
+    * ``pairs``: (label, label) of columns compared within one model (Table 10);
+    * ``paper_tables``: the reference tables holding the paper's own p-values, shown under ours;
+    * ``protocol``: the name the report gives these tests ("AmbiBench A.6").
+    """
+
+    columns: tuple[tuple[str, str, str], ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
+    paper_tables: tuple[str, ...] = ()
+    protocol: str = "t-test"
+
+
+@dataclass(frozen=True)
 class BenchmarkEntry:
-    """How one benchmark is read, checked and published.
+    """What one benchmark is, for every generic layer.
+
+    Building and publishing (``ambi build`` / ``validate`` / ``push``):
 
     * ``read_source(source)``: a source (a folder or zip as published, a Hub repo id, a canonical folder, or None
       for the default) -> a canonical folder. Release loaders skip and count bad rows in ``load_report.json``.
+      Default: ``local`` for a path that exists, else ``from_hub``.
     * ``categories()``: the known categories (``ambi validate`` rejects others); None = any.
     * ``placement(records)``: (config, split) of a records file; default (records, "test").
     * ``record_split(record)``: the split a record carries itself (RCID: its ``split`` field), which wins over
@@ -32,16 +118,58 @@ class BenchmarkEntry:
     * ``dataset_path``: what task YAMLs write (``ambi://<name>``) so the card lists the tasks that read a config.
     * ``region_style``: the green box the source draws on region images itself; None = ``ambi build`` draws it
       (AmbiBench's colour and line width) on region records that do not record one.
+
+    Reading it for a run (``ambi://<name>``, ``ambi data``, the preflight):
+
+    * ``local(path)``: a local copy (``$AMBI_<NAME>_DIR``: the release as downloaded, its zip, or canonical records)
+      -> a canonical folder; None: only a canonical folder is read.
+    * ``from_hub()``: the default release (Hub, or the HF cache offline) -> a canonical folder; None: no default.
+    * ``hub``: the Hub repos ``from_hub`` reads (``ambi data`` looks them up in the HF cache and prints the fetch
+      command); ``local_only``: the benchmark has no Hub release, and this says how to make a local copy.
+    * ``layouts``: the layouts a local copy may have, as the loaders read them (said when a copy is not usable).
+    * ``groups``: its task groups, as ``ambi data`` names them; ``fetch_hint``: the preflight's fix when its
+      records cannot be read (``{var}`` = ``$AMBI_<NAME>_DIR``); empty = the fetch commands of ``hub``.
+    * ``listed``: ``ambi data`` lists it (the synthetic suite is always available and listed on its own).
+
+    Reporting it (``ambi results``, ``ambi score``, ``ambi report``, the results JSON):
+
+    * ``title``: the name the paper uses; ``task_prefixes``: its task names start with one of them.
+    * ``paper_layouts()``: its paper tables (:class:`ambi_plugin.benchmarks.layout.Layout`); ``reference()``: the
+      papers' printed rows (``{"tables": {layout key: {title, columns, rows ...}}}``; see
+      :mod:`ambi_plugin.reports.reference`).
+    * ``derived_metrics(metrics)``: metrics of a pseudo-task its layouts read, gathered from its tasks'
+      (``{task: {metric: value}}`` -> ``{pseudo-task: {metric: value}}``), e.g. RCID's cells per prompt setting.
+    * ``results_tables(metrics)``: text ``ambi results`` prints after the generic table ("" when nothing of it ran).
+    * ``results_extra``: (key, function of the results dict -> a dict or None) for the results JSON's ``ambi_plugin``
+      section, e.g. the seeds of opt-in prompt variants.
+    * ``rescore``: :class:`Rescore`; ``significance``: :class:`Significance`.
     """
 
     name: str
-    read_source: Callable[[str | None], Path]
+    read_source: Callable[[str | None], Path] | None = None
     categories: Callable[[], tuple[str, ...]] | None = None
     placement: Callable[[str], tuple[str, str]] = test_split
     card: str = ""
     dataset_path: str = ""
     region_style: Callable[[], dict] | None = None  # the green box the source draws itself (None: we draw it)
     record_split: Callable[[dict], str | None] | None = None
+    title: str = ""
+    local: Callable[[Path], Path] | None = None
+    from_hub: Callable[[], Path] | None = None
+    hub: tuple[HubRelease, ...] = ()
+    local_only: str = ""
+    layouts: str = ""
+    groups: str = ""
+    fetch_hint: str = ""
+    listed: bool = True
+    task_prefixes: tuple[str, ...] = ()
+    paper_layouts: Callable[[], tuple] | None = None
+    reference: Callable[[], dict] | None = None
+    derived_metrics: Callable[[Mapping[str, Mapping[str, float]]], dict[str, dict[str, float]]] | None = None
+    results_tables: Callable[[Mapping[str, Mapping[str, float]]], str] | None = None
+    results_extra: tuple[str, Callable[[dict], dict | None]] | None = None
+    rescore: Rescore | None = None
+    significance: Significance | None = None
 
     @property
     def card_file(self) -> str:
@@ -51,8 +179,40 @@ class BenchmarkEntry:
     def ambi_path(self) -> str:
         return self.dataset_path or f"ambi://{self.name}"
 
+    @property
+    def source(self) -> str:
+        """The ``<source>`` of its ``ambi://<source>`` dataset path."""
+        return self.ambi_path.removeprefix("ambi://")
+
+    @property
+    def data_var(self) -> str:
+        """The variable that names a local copy (:func:`ambi_plugin.config.data_dir`)."""
+        return f"AMBI_{self.source.upper()}_DIR"
+
+    def read(self, source: str | None) -> Path:
+        """``read_source``, or the default: a path that exists through ``local``, anything else through ``from_hub``
+        (a Hub repo id is passed on when ``from_hub`` takes one)."""
+        if self.read_source is not None:
+            return self.read_source(source)
+        if source is not None and Path(source).expanduser().exists():
+            if self.local is None:
+                return Path(source).expanduser()
+            return self.local(Path(source).expanduser())
+        if self.from_hub is None:
+            raise FileNotFoundError(f"{self.name}: no default source; pass a local copy ({self.local_only})")
+        return self.from_hub(source) if source else self.from_hub()
+
+    def owns_task(self, task: str) -> bool:
+        return any(task.startswith(p) for p in self.task_prefixes)
+
 
 REGISTRY: dict[str, BenchmarkEntry] = {}
+_IMPORTED: set[str] = set()
+
+
+class BenchmarkPluginError(ImportError):
+    """A module named as a benchmark (``$AMBI_BENCHMARKS``, an ``ambi_plugin.benchmarks`` entry point) cannot be
+    imported."""
 
 
 def register(entry: BenchmarkEntry) -> BenchmarkEntry:
@@ -60,10 +220,77 @@ def register(entry: BenchmarkEntry) -> BenchmarkEntry:
     return entry
 
 
+@functools.cache
+def _builtin_modules() -> tuple[str, ...]:
+    """``ambi_plugin.benchmarks.<b>.entry`` of every benchmark folder here that has one (sorted by folder)."""
+    import ambi_plugin.benchmarks as pkg
+
+    out = []
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.ispkg and (Path(info.module_finder.path) / info.name / "entry.py").is_file():
+            out.append(f"{pkg.__name__}.{info.name}.entry")
+    return tuple(out)
+
+
+def _import(module: str, *, plugin: bool) -> None:
+    if module in _IMPORTED:
+        return
+    _IMPORTED.add(module)
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        if not plugin:
+            raise
+        _IMPORTED.discard(module)
+        from ambi_plugin.paths import BENCHMARKS_ENV, ENTRY_POINT_GROUP
+
+        raise BenchmarkPluginError(
+            f"the benchmark module {module!r} (named in ${BENCHMARKS_ENV} or the entry-point group "
+            f"{ENTRY_POINT_GROUP!r}) cannot be imported ({type(exc).__name__}: {exc}); put its folder on the Python "
+            f"path or remove it from ${BENCHMARKS_ENV}"
+        ) from None
+
+
+def entries() -> dict[str, BenchmarkEntry]:
+    """Every registered benchmark, in registration order: ours (by folder name), the synthetic suite, then the
+    modules of ``$AMBI_BENCHMARKS`` and the ``ambi_plugin.benchmarks`` entry points (imported on first use)."""
+    from ambi_plugin.paths import benchmark_packages
+
+    for module in _builtin_modules():
+        _import(module, plugin=False)
+    if "ambi_synth" not in REGISTRY:
+        register(SYNTH)
+    for module in benchmark_packages():
+        _import(module, plugin=True)
+    return REGISTRY
+
+
 def get(name: str) -> BenchmarkEntry:
-    if name not in REGISTRY:
-        raise KeyError(f"unknown benchmark {name!r}; expected one of {', '.join(sorted(REGISTRY))}")
-    return REGISTRY[name]
+    known = entries()
+    if name not in known:
+        raise KeyError(f"unknown benchmark {name!r}; expected one of {', '.join(sorted(known))}")
+    return known[name]
+
+
+def of_source(source: str) -> BenchmarkEntry | None:
+    """The entry whose tasks read ``ambi://<source>`` (``synth`` -> ``ambi_synth``), or None."""
+    return next((e for e in entries().values() if e.source == source), None)
+
+
+def of_task(task: str) -> BenchmarkEntry | None:
+    """The entry a task name belongs to (its ``task_prefixes``), or None."""
+    return next((e for e in entries().values() if e.owns_task(task)), None)
+
+
+CANONICAL_LAYOUT = "a canonical copy: <records>.jsonl files beside their images (from 'ambi import' or 'ambi build')"
+
+
+def expected_layout(benchmark: str) -> str:
+    """What a local copy of ``benchmark`` may be: the layouts its entry reads, or a canonical copy (said when a
+    copy is not usable: ``ambi://<benchmark>``, ``ambi data``)."""
+    entry = entries().get(benchmark)
+    layout = entry.layouts if entry is not None and entry.listed else ""
+    return f"{layout}, or {CANONICAL_LAYOUT}" if layout else CANONICAL_LAYOUT
 
 
 def draw_region(image, region: list[float]):
@@ -74,58 +301,7 @@ def draw_region(image, region: list[float]):
     return draw(image, region)
 
 
-# ----------------------------------------------------------------------------- the entries
-
-
-def _canonical_or(source: str | None, convert: Callable[[Path], Path], from_hub: Callable[[str | None], Path]) -> Path:
-    """A local folder or zip goes through the benchmark's local reader; anything else is a Hub source."""
-    if source is not None and Path(source).expanduser().exists():
-        return convert(Path(source).expanduser())
-    return from_hub(source)
-
-
-def _ambibench(source: str | None) -> Path:
-    from ambi_plugin.benchmarks import ambibench as AB
-
-    return _canonical_or(source, AB.materialize_local, AB.materialize_from_hub)
-
-
-def _ambibench_categories() -> tuple[str, ...]:
-    from ambi_plugin.benchmarks.ambibench import TASKS
-
-    return tuple(dict.fromkeys(t.category for t in TASKS))
-
-
-def _illusionbench(source: str | None) -> Path:
-    from ambi_plugin.benchmarks import illusionbench as IB
-
-    return _canonical_or(source, IB.materialize_local, IB.materialize_from_hub)
-
-
-def _illusionbench_categories() -> tuple[str, ...]:
-    from ambi_plugin.benchmarks.illusionbench import CATEGORIES, UNKNOWN
-
-    return (*CATEGORIES, UNKNOWN)  # UNKNOWN: a row whose release gives no readable category (kept, no subset)
-
-
-def _illusionvqa(source: str | None) -> Path:
-    from ambi_plugin.benchmarks import illusionvqa as IV
-
-    if source is not None and Path(source).expanduser().exists():
-        return IV.materialize_local(Path(source).expanduser())
-    return IV.materialize_from_hub(*(source.split(",", 1) if source else ()))
-
-
-def _illusionvqa_categories() -> tuple[str, ...]:
-    from ambi_plugin.benchmarks.illusionvqa import CATEGORIES, SOFT_LOCALIZATION_CATEGORY
-
-    return (*CATEGORIES, SOFT_LOCALIZATION_CATEGORY)
-
-
-def _illusionvqa_placement(records: str) -> tuple[str, str]:
-    """Comprehension's ``select`` split is kept beside the test records as ``<records>_select``."""
-    base, _, last = records.rpartition("_")
-    return (base, last) if last == "select" and base else (records, "test")
+# ----------------------------------------------------------------------------- the synthetic suite
 
 
 def _synth(source: str | None) -> Path:
@@ -140,58 +316,39 @@ def _synth(source: str | None) -> Path:
     return path
 
 
-register(BenchmarkEntry("ambibench", _ambibench, _ambibench_categories))
-register(BenchmarkEntry("illusionbench", _illusionbench, _illusionbench_categories))
-register(BenchmarkEntry("illusionvqa", _illusionvqa, _illusionvqa_categories, _illusionvqa_placement))
-
-
 def _synth_region_style() -> dict:
     from ambi_plugin.synth.common import GREEN_RGB, GREEN_WIDTH
 
     return {"rgb": list(GREEN_RGB), "width": GREEN_WIDTH, "drawn_by": "ambi-plugin synth"}
 
 
-register(BenchmarkEntry("ambi_synth", _synth, None, dataset_path="ambi://synth", region_style=_synth_region_style))
+SYNTH = BenchmarkEntry(
+    "ambi_synth",
+    _synth,
+    None,
+    dataset_path="ambi://synth",
+    region_style=_synth_region_style,
+    title="Synthetic suite",
+    task_prefixes=("ambi_synth",),
+    listed=False,
+)
 
 
-def _viabench(source: str | None) -> Path:
-    from ambi_plugin.benchmarks import viabench as VB
-
-    if source is not None and Path(source).expanduser().exists():
-        return VB.materialize_local(Path(source).expanduser())
-    return VB.materialize_from_hub()  # no Hub release: says how to make a local copy
-
-
-def _viabench_categories() -> tuple[str, ...]:
-    from ambi_plugin.benchmarks.viabench.spec import CATEGORIES, UNCATEGORIZED
-
-    return (*CATEGORIES, UNCATEGORIZED)
-
-
-def _rcid(source: str | None) -> Path:
-    from ambi_plugin.benchmarks import rcid
-
-    path = Path(source).expanduser() if source else None
-    if path is not None and path.exists():  # canonical, the Hub copy as downloaded or its zip, the authors' data
-        return rcid.materialize_local(path)
-    return rcid.materialize_from_hub(source)  # a Hub id (or the default)
-
-
-def _viabench_placement(records: str) -> tuple[str, str]:
-    """Every VIA-Bench records file is the ``validation`` split: the only published piece is the challenge's
-    validation split; ``viabench_val`` holds all of it and the per-category files (written when an answer key
-    gives categories) hold the same questions grouped by category."""
-    return records, "validation"
-
-
-def _rcid_split(rec: dict) -> str | None:
-    """The split of the release the record came from (the Hub loader keeps it: ``train``, ``validation`` for the
-    paper's dev split, ``test``); None for copies without splits (``test``)."""
-    return rec.get("split")
-
-
-register(BenchmarkEntry("viabench", _viabench, _viabench_categories, _viabench_placement))
-register(BenchmarkEntry("rcid", _rcid, lambda: ("contrast", "stripe", "filter"), record_split=_rcid_split))
-
-
-__all__ = ["BenchmarkEntry", "REGISTRY", "draw_region", "get", "register", "test_split"]
+__all__ = [
+    "REGISTRY",
+    "BenchmarkEntry",
+    "BenchmarkPluginError",
+    "HubRelease",
+    "Judged",
+    "Rescore",
+    "Significance",
+    "CANONICAL_LAYOUT",
+    "draw_region",
+    "entries",
+    "expected_layout",
+    "get",
+    "of_source",
+    "of_task",
+    "register",
+    "test_split",
+]

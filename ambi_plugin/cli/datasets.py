@@ -76,11 +76,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
 
 
 def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
-    from ambi_plugin.benchmarks.registry import REGISTRY
+    from ambi_plugin.benchmarks.registry import entries
     from ambi_plugin.core.schema import TASK_TYPES
 
     b = p["build"]
-    b.add_argument("benchmark", choices=sorted(REGISTRY), help="the benchmark to build")
+    b.add_argument("benchmark", choices=sorted(entries()), help="the benchmark to build")
     b.add_argument(
         "--source",
         default=None,
@@ -96,11 +96,11 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     ps.add_argument("--private", action="store_true", help="create the repo private")
     ps.add_argument("--to-folder", default=None, help="write exactly what would be uploaded here instead")
     nc = p["new-category"]
-    nc.add_argument("--benchmark", default=None, help="benchmark the category belongs to (e.g. ambibench)")
+    nc.add_argument("--benchmark", default=None, help="benchmark the category belongs to (ambi tasks lists them)")
     nc.add_argument("--category", default=None, help="category name (lower case, e.g. ducks)")
     nc.add_argument("--task-type", default=None, choices=TASK_TYPES, help="the task type (sets template and metrics)")
     nc.add_argument("--prompt", default=None, help="the prompt template ({question}, {options} ... see the docs)")
     nc.add_argument("--views", default=None, help="open/region: comma-separated view names (e.g. near,far)")
-    nc.add_argument("--group", default=None, help="a group of ours to join (e.g. ambibench_all)")
+    nc.add_argument("--group", default=None, help="a group of ours to join (ambi tasks lists them)")
     nc.add_argument("--yaml-dir", default=None, help="folder for the task YAML (default: ./my_tasks)")
     nc.add_argument("--data-dir", default=None, help="folder for the records file (default: ./my_records)")

@@ -10,10 +10,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from ambi_plugin.cli import data, datasets, judge, results, run, switch_heads, tasks, vlmeval
+from ambi_plugin.cli import data, datasets, judge, results, run, switch_heads_args, tasks, vlmeval
 from ambi_plugin.cli.run import PASSTHROUGH
 
-_GROUPS = (run, tasks, results, data, judge, datasets, switch_heads, vlmeval)
+_GROUPS = (run, tasks, results, data, judge, datasets, switch_heads_args, vlmeval)
 ORDER = (
     "demo", "tasks", "tasks-path", "synth", "make-tiny-model", "replay-file", "validate-tasks", "results", "lmms-eval",
     "eval", "score", "report", "import", "data", "viabench", "rcid-copy", "judge-cache", "judge-agreement", "build",
@@ -58,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] and argv[0] in PASSTHROUGH and argv[1:] not in (["-h"], ["--help"]):
-        args = argparse.Namespace(command=argv[0], rest=argv[1:])  # lmms-eval's arguments, untouched by argparse
+        # lmms-eval's arguments, untouched by argparse (the subparsers: a command's own help)
+        args = argparse.Namespace(command=argv[0], rest=argv[1:], _subparsers=parser.get_default("_subparsers"))
     else:
         args, extra = parser.parse_known_args(argv)
         if extra:  # the subcommand's own usage, not the top-level one

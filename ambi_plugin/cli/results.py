@@ -103,7 +103,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
     "results": ("print the table of an lmms-eval results JSON (a file or an output folder)", _cmd_results_table),
     "score": (
         "re-score (or re-judge) saved per-item answers or lmms-eval logged samples of any task of ours; "
-        "IllusionBench and IllusionVQA in their papers' tables",
+        "each benchmark's tasks in its paper's tables",
         _cmd_score,
     ),
     "report": (
@@ -117,7 +117,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
 def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     p["results"].add_argument("path", help="results JSON or lmms-eval output folder")
     sc = p["score"]
-    sc.add_argument("--task", help="one task of ours, e.g. ambi_illusionvqa_comprehension")
+    sc.add_argument("--task", help="one task of ours (ambi tasks lists them)")
     sc.add_argument(
         "--answers",
         help="JSONL {id, response} / ambi_replay / lmms-eval samples (or its output folder), or a JSON list",
@@ -129,9 +129,14 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     sc.add_argument("--vote", default=None, help="comma-separated columns to add a majority vote of (human row)")
     sc.add_argument("--vote-name", default="majority vote", help="name of the majority-vote column")
     sc.add_argument("--seed", type=int, default=0, help="seed of the vote's random tie-break")
-    sc.add_argument("--records", default=None, help="records file (canonical, or IllusionVQA's released JSONL)")
+    sc.add_argument("--records", default=None, help="records file (canonical, or a released file its benchmark reads)")
     sc.add_argument("--data-dir", default=None, help="folder with the task's <dataset_name>.jsonl")
-    sc.add_argument("--protocol", choices=("rule", "llm"), default="rule", help="IllusionBench: add the LLM judge")
+    sc.add_argument(
+        "--protocol",
+        choices=("rule", "llm"),
+        default="rule",
+        help="llm: add the LLM judge (a benchmark with an LLM-assisted protocol)",
+    )
     sc.add_argument("--overrides", default=None, help="reviewed judge decisions (a filled review queue, JSONL)")
     sc.add_argument("--review-queue", default=None, help="write the items the judge marked wrong here (JSONL)")
     sc.add_argument("--allow-missing", action="store_true", help="score a missing answer as empty (wrong)")
@@ -161,7 +166,7 @@ def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     rp.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     rp.add_argument(
         "--test", choices=("welch", "paired"), default="welch",
-        help="t-test of the AmbiBench A.6 protocol (categories; models with repeated runs): Welch, the default and "
+        help="t-test of a benchmark's own significance protocol (categories; models with repeated runs): Welch, the default and "
         "the only one these samples allow (paired is accepted for scripts; the rows say Welch). Models of one run "
         "each are compared on the same items by McNemar's exact test / the paired bootstrap",
     )  # fmt: skip

@@ -27,12 +27,12 @@ def _cmd_lmms_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from ambi_plugin.cli.parser import build_parser
     from ambi_plugin.lmms.eval_run import run_eval
 
-    if not args.rest:  # nothing to run is a mistake: the help, and a non-zero exit
-        sub = build_parser().parse_known_args([])[0]._subparsers["eval"]
-        print(sub.format_help(), file=sys.stderr)
+    if not args.rest:  # nothing to run is a mistake: the help (the parser hands its subparsers in), a non-zero exit
+        sub = (getattr(args, "_subparsers", None) or {}).get("eval")
+        if sub is not None:
+            print(sub.format_help(), file=sys.stderr)
         print("ambi eval: error: no arguments (at least --model and --tasks)", file=sys.stderr)
         return 2
     if not _harness_ready("lmms-eval"):

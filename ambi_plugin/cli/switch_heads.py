@@ -358,26 +358,3 @@ def cmd_all(args: argparse.Namespace) -> int:
     args.heads = str(Path(args.out) / "switch_heads.json")
     args.iti = None
     return cmd_intervene(args)
-
-
-def run(args: argparse.Namespace) -> int:
-    return int(args.switch_func(args) or 0)
-
-
-def _cmd_switch_heads(args: argparse.Namespace) -> int:
-    return run(args)
-
-
-COMMANDS = {
-    "switch-heads": (
-        "perceptual-switch heads: capture, scores, heatmap, fit-iti, intervene, visualize, all",
-        _cmd_switch_heads,
-    )
-}
-
-
-def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
-    """The ``switch-heads`` subcommands (called by :func:`ambi_plugin.cli.parser.build_parser`)."""
-    from ambi_plugin.cli.switch_heads_args import add_step_arguments
-
-    add_step_arguments(p["switch-heads"])

@@ -1,4 +1,5 @@
-"""The arguments of ``ambi switch-heads`` and its steps (each step runs a command of :mod:`.switch_heads`)."""
+"""``ambi switch-heads``: the command group (its entry in ``ambi --help``) and the arguments of its steps (each step runs
+a command of :mod:`.switch_heads`)."""
 
 from __future__ import annotations
 
@@ -144,3 +145,24 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
     model(p), cats(p), capture_opts(p), score_opts(p), table_opts(p)
     p.add_argument("--out", required=True)
     p.set_defaults(switch_func=cmd_all)
+
+
+def run(args: argparse.Namespace) -> int:
+    return int(args.switch_func(args) or 0)
+
+
+def _cmd_switch_heads(args: argparse.Namespace) -> int:
+    return run(args)
+
+
+COMMANDS = {
+    "switch-heads": (
+        "perceptual-switch heads: capture, scores, heatmap, fit-iti, intervene, visualize, all",
+        _cmd_switch_heads,
+    )
+}
+
+
+def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
+    """The ``switch-heads`` subcommands (called by :func:`ambi_plugin.cli.parser.build_parser`)."""
+    add_step_arguments(p["switch-heads"])

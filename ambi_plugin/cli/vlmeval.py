@@ -60,7 +60,7 @@ def _cmd_vlmeval_hook(args: argparse.Namespace) -> int:
 def add_arguments(p: dict[str, argparse.ArgumentParser]) -> None:
     p["vlmeval"].add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to VLMEvalKit's run.py")
     p["vlmeval"].prefix_chars = "+"  # every --option (also --help) goes to run.py, none is parsed here
-    p["export-tsv"].add_argument("bench", help="a benchmark (ambibench, illusionvqa ...), a group or tasks (a,b)")
+    p["export-tsv"].add_argument("bench", help="a benchmark (ambi data lists them), a group or tasks (a,b)")
     p["export-tsv"].add_argument("--out", default=None, help="folder to write (default: $LMUData or ~/LMUData)")
     hook = p["vlmeval-hook"]
     hook.add_argument(

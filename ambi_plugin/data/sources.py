@@ -11,7 +11,7 @@ A task YAML says where its records live with ``dataset_path: ambi://<source>`` a
 * ``ambi://<benchmark>`` (``ambibench``, ``illusionbench`` ...) — the benchmark's records in the
   canonical schema: a local copy (``$AMBI_<BENCHMARK>_DIR`` or ``data.<benchmark>`` in the ambi
   config), else a built copy under the data root (``$AMBI_DATA_ROOT/<benchmark>`` or ``data_root`` in
-  the ambi config, written by ``ambi build``), else ``ambi_plugin.benchmarks.<benchmark>.materialize_from_hub()``.
+  the ambi config, written by ``ambi build``), else the default release its registry entry reads (``from_hub``).
   ``ambi://synth`` also reads ``$AMBI_DATA_ROOT/ambi_synth`` when it is there.
 
 The resolver validates every record (a malformed one stops the run before any model call with
@@ -112,22 +112,19 @@ SOURCES = {"synth": _synth_root, "local": _local_root}
 
 
 def _benchmark_root(name: str) -> Path:
-    """A benchmark's records in the canonical schema: a configured local copy, else its Hub loader.
+    """A benchmark's records in the canonical schema: a configured local copy, else its default release.
 
-    ``ambi_plugin.benchmarks.<name>`` may define ``materialize_from_hub() -> Path``, which turns the
-    Hub release (downloaded, or from the HF cache when offline) into canonical records in our cache.
+    The benchmark's registry entry (:mod:`ambi_plugin.benchmarks.registry`) reads both: ``local(path)`` converts a
+    local copy as published (a canonical copy is used as it is), ``from_hub()`` turns the Hub release (downloaded,
+    or from the HF cache when offline) into canonical records in our cache.
     """
-    import importlib
-
+    from ambi_plugin.benchmarks.registry import of_source
     from ambi_plugin.config import data_dir
 
-    try:
-        module = importlib.import_module(f"ambi_plugin.benchmarks.{name}")
-    except ModuleNotFoundError:
-        module = None
+    entry = of_source(name)
     local = data_dir(name)
     if local is not None:
-        reader = getattr(module, "materialize_local", None)
+        reader = entry.local if entry is not None else None
         if reader is not None:  # the release as downloaded (folder or zip) is converted; a canonical copy is used
             from ambi_plugin.benchmarks.archives import NotAZip
 
@@ -146,7 +143,14 @@ def _benchmark_root(name: str) -> Path:
         if not local.is_dir():
             raise DatasetSpecError(f"the local copy of {name} is configured as {str(local)!r}, which is not a folder")
         return _usable(local, name)
-    loader = getattr(module, "materialize_from_hub", None)
+    loader = entry.from_hub if entry is not None else None
+    if entry is not None and loader is None:
+        from ambi_plugin.benchmarks.registry import expected_layout
+
+        raise DatasetSpecError(
+            f"{SCHEME}{name} has no default release: point {entry.data_var} (or data.{name} in the ambi config) at "
+            f"a local copy: {expected_layout(entry.name)}"
+        )
     if loader is None:
         raise DatasetSpecError(
             f"unknown dataset source {SCHEME}{name}; known: {', '.join(SCHEME + s for s in SOURCES)} "
@@ -163,7 +167,7 @@ def _usable(root: Path, name: str, *, configured: Path | None = None) -> Path:
     root = Path(root)
     if root.is_dir() and (read_report(root) is not None or any(root.glob("*.jsonl"))):
         return root
-    from ambi_plugin.data.status import expected_layout
+    from ambi_plugin.benchmarks.registry import expected_layout
 
     where = configured if configured is not None else root
     found = sorted(p.name for p in where.iterdir())[:5] if where.is_dir() else []

@@ -4,53 +4,55 @@ command that fetches each missing one. Reads only local state: never the network
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# benchmark -> the Hub dataset repos its default loader reads (the authors' releases)
-HUB_SOURCES: dict[str, tuple[str, ...]] = {
-    "ambibench": ("BLNL/AmbiBench",),
-    "illusionbench": ("MingZhangSJTU/IllusionBench",),
-    "illusionvqa": ("csebuetnlp/illusionVQA-Comprehension", "csebuetnlp/illusionVQA-Soft-Localization"),
-    "rcid": ("mao1207/RCID",),
-}
+from ambi_plugin.benchmarks.registry import expected_layout
+
+
+class _PerBenchmark(Mapping):
+    """A read-only view of one field of every registry entry (``{benchmark: value}``), read when asked, so a
+    benchmark registered later (``$AMBI_BENCHMARKS``) is in it too."""
+
+    def __init__(self, value: Callable, keep: Callable = bool) -> None:
+        self._value, self._keep = value, keep
+
+    def _items(self) -> dict:
+        from ambi_plugin.benchmarks.registry import entries
+
+        return {e.name: self._value(e) for e in entries().values() if e.listed and self._keep(self._value(e))}
+
+    def __getitem__(self, name: str):
+        return self._items()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
+# benchmark -> the Hub dataset repos its default loader reads (the authors' releases); the registry's entries say
+HUB_SOURCES: Mapping[str, tuple[str, ...]] = _PerBenchmark(lambda e: tuple(h.repo for h in e.hub))
 # environment variables that name another Hub repo per benchmark (same order as HUB_SOURCES)
-HUB_OVERRIDES: dict[str, tuple[str, ...]] = {
-    "ambibench": ("AMBI_AMBIBENCH_HUB",),
-    "illusionbench": ("AMBI_ILLUSIONBENCH_HUB",),
-    "illusionvqa": ("AMBI_ILLUSIONVQA_COMPREHENSION_HUB", "AMBI_ILLUSIONVQA_SOFT_LOCALIZATION_HUB"),
-    "rcid": ("AMBI_RCID_HUB",),
-}
+HUB_OVERRIDES: Mapping[str, tuple[str, ...]] = _PerBenchmark(lambda e: tuple(h.env for h in e.hub), keep=any)
 # benchmarks with no Hub release: a local copy only (how to get one)
-LOCAL_ONLY: dict[str, str] = {
-    "viabench": "only the challenge's validation split is public (GitHub: "
-    "Houwenjin/DataCV-2026-Challenge-CVPR-Task-II-Competition, val/): point AMBI_VIABENCH_DIR at its folder",
-}
+LOCAL_ONLY: Mapping[str, str] = _PerBenchmark(
+    lambda e: "" if e.hub else e.local_only or f"no Hub release: point {e.data_var} at a local copy"
+)
 # the layouts a local copy may have (AMBI_<BENCHMARK>_DIR), as the loaders read them
-RELEASE_LAYOUTS: dict[str, str] = {
-    "ambibench": "the Hub release BLNL/AmbiBench as downloaded (metadata.jsonl beside the images and videos) or its zip",
-    "illusionbench": "the authors' release (Image_properties.json with the image folder) or its zip, or lmms-lab's "
-    "IllusionBench copy as downloaded (parquet files)",
-    "illusionvqa": "the Hub folders csebuetnlp/illusionVQA-Comprehension and/or -Soft-Localization as downloaded "
-    "(parquet files), side by side in one folder, or a zip of them",
-    "rcid": "a folder written by 'ambi rcid-copy', or the Hub copy mao1207/RCID as downloaded",
-    "viabench": "a folder written by 'ambi viabench import'",
-}
-CANONICAL_LAYOUT = "a canonical copy: <records>.jsonl files beside their images (from 'ambi import' or 'ambi build')"
+RELEASE_LAYOUTS: Mapping[str, str] = _PerBenchmark(lambda e: e.layouts)
+
+# benchmark -> its task groups (and how to get it offline), for ``ambi data``
+GROUPS: Mapping[str, str] = _PerBenchmark(lambda e: e.groups or e.name, keep=lambda _v: True)
 
 
-def expected_layout(benchmark: str) -> str:
-    layout = RELEASE_LAYOUTS.get(benchmark)
-    return f"{layout}, or {CANONICAL_LAYOUT}" if layout else CANONICAL_LAYOUT
+def _data_var(benchmark: str) -> str:
+    from ambi_plugin.benchmarks.registry import entries
 
-
-GROUPS = {
-    "viabench": "ambi_viabench_all, ambi_viabench_val",
-    "ambibench": "ambibench_all",
-    "illusionbench": "ambi_illusionbench_all",
-    "illusionvqa": "ambi_illusionvqa_all",
-    "rcid": "ambi_rcid_all; offline: ambi rcid-copy --out DIR, then AMBI_RCID_DIR=DIR",
-}
+    entry = entries().get(benchmark)
+    return entry.data_var if entry is not None else f"AMBI_{benchmark.upper()}_DIR"
 
 
 @dataclass
@@ -73,7 +75,7 @@ class Status:
 
     def fetch_commands(self) -> list[str]:
         if self.local is not None and not self.local_exists:
-            return [f"# AMBI_{self.benchmark.upper()}_DIR points at {self.local}, which does not exist"]
+            return [f"# {_data_var(self.benchmark)} points at {self.local}, which does not exist"]
         from ambi_plugin.benchmarks.release import fetch_command
 
         return [fetch_command(repo) for repo, ok in self.cached.items() if not ok]
@@ -102,7 +104,9 @@ def status(benchmark: str) -> Status:
 
     built = built_copy(benchmark)
     st.built = str(built) if built is not None else None
-    repos = [os.environ.get(var) or repo for var, repo in zip(HUB_OVERRIDES[benchmark], HUB_SOURCES[benchmark])]
+    from ambi_plugin.benchmarks.registry import get
+
+    repos = [(os.environ.get(h.env) if h.env else None) or h.repo for h in get(benchmark).hub]
     for repo in repos:
         st.cached[repo] = Path(repo).expanduser().exists() or _in_hf_cache(repo)
     root = cache_dir() / benchmark
@@ -209,7 +213,7 @@ def report_lines(benchmarks: list[str] | None = None, verdicts: dict[str, bool] 
         for cmd in [] if usable else st.fetch_commands():
             lines.append(f"  fetch: {cmd}")
         if not st.available and st.local is None:
-            lines.append(f"  or point AMBI_{bench.upper()}_DIR at a local copy (the folder as downloaded, or its zip)")
+            lines.append(f"  or point {_data_var(bench)} at a local copy (the folder as downloaded, or its zip)")
     from ambi_plugin.config import data_dir
 
     for bench, how in LOCAL_ONLY.items():

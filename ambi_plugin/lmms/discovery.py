@@ -75,7 +75,7 @@ def _our_yamls_are_readable(ours: str) -> bool:
         print(f"ambi-plugin: our tasks are disabled until this is fixed: {exc}", file=sys.stderr)
         return False
     try:  # a key lmms-eval rejects breaks that task only: name file, task and key (lmms-eval names the key alone)
-        from ambi_plugin.lmms.validate import lmms_eval_keys
+        from ambi_plugin.lmms.config_keys import lmms_eval_keys
         from ambi_plugin.runtime.taskindex import unknown_keys
 
         for problem in unknown_keys(idx, *lmms_eval_keys()):

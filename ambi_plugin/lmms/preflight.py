@@ -133,13 +133,15 @@ def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None =
     if source == "local":
         return "export AMBI_DATA_DIR=<folder holding <name>.jsonl and its images>"
     from ambi_plugin.benchmarks.archives import ArchiveRefused
+    from ambi_plugin.benchmarks.registry import of_source
     from ambi_plugin.benchmarks.release import BadRowError, fetch_command
     from ambi_plugin.benchmarks.rows import TextLimitError
     from ambi_plugin.config import data_dir, data_dir_origin
     from ambi_plugin.core.images import ImageLimitError
-    from ambi_plugin.data.status import HUB_SOURCES, LOCAL_ONLY
 
-    var = f"AMBI_{source.upper()}_DIR"
+    entry = of_source(source)  # the benchmark's registry entry says how to get it
+    repos = [h.repo for h in entry.hub] if entry is not None else []
+    var = entry.data_var if entry is not None else f"AMBI_{source.upper()}_DIR"
     if isinstance(exc, ArchiveRefused):
         return "if you trust this archive, raise the limit named above; otherwise get the release again"
     if isinstance(exc, BadRowError):
@@ -149,25 +151,21 @@ def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None =
     local = data_dir(source)
     if local is not None:  # the copy is configured: say what to point it at, never to set what is already set
         origin = data_dir_origin(source) or var
-        get = (
-            f" (folder or zip: {fetch_command(HUB_SOURCES[source][0])} --local-dir DIR, then {var}=DIR)"
-            if source in HUB_SOURCES
-            else ""
-        )
-        unset = f", or unset {var} to read the Hub release" if source in HUB_SOURCES and origin == var else ""
+        get = f" (folder or zip: {fetch_command(repos[0])} --local-dir DIR, then {var}=DIR)" if repos else ""
+        unset = f", or unset {var} to read the Hub release" if repos and origin == var else ""
         return f"{origin} is {local}: point it at the release as downloaded, complete{get}{unset}; see: ambi data"
-    if source in HUB_SOURCES:
-        fetch = " and ".join(fetch_command(repo) for repo in HUB_SOURCES[source])
+    if entry is not None and entry.fetch_hint:
+        return entry.fetch_hint.format(var=var)
+    if repos:
+        fetch = " and ".join(fetch_command(repo) for repo in repos)
         if exc is not None and not _is_missing(exc):
             return (
                 f"the copy was found but could not be read (above); if it is damaged, download it again "
                 f"({fetch} --force-download), or export {var}=<the release as downloaded, folder or zip>"
             )
         return f"{fetch} (then rerun), or export {var}=<the release as downloaded, folder or zip>; see: ambi data"
-    if source == "viabench":
-        return f"ambi viabench import --json val/val.json --images val/images --out DIR, then export {var}=DIR"
-    if source in LOCAL_ONLY:
-        return f"export {var}=<local copy>: {LOCAL_ONLY[source]}"
+    if entry is not None and entry.local_only:
+        return f"export {var}=<local copy>: {entry.local_only}"
     return f"export {var}=<local copy>; see: ambi data"
 
 

@@ -90,17 +90,21 @@ def _uses_synth(results: dict) -> bool:
     )
 
 
-def _viabench_debias(results: dict) -> dict[str, Any] | None:
-    """The VIA-Bench option-permutation / polarity-flip seeds of the run (``$AMBI_VIABENCH_PERMUTE_SEED``,
-    ``$AMBI_VIABENCH_FLIP_SEED``), when a VIA-Bench task ran and at least one is set."""
-    configs = results.get("configs") or {}
-    if not any(isinstance(c, dict) and str(c.get("dataset_path", "")).startswith("ambi://viabench")
-               for c in configs.values()):  # fmt: skip
-        return None
-    from ambi_plugin.benchmarks.viabench.variants import settings
+def _extras(results: dict, section: dict[str, Any]) -> None:
+    """What each benchmark adds to the section (its registry entry's ``results_extra``: a key and a function of the
+    results), when it has something to say about this run; an error is written under the key, never raised."""
+    from ambi_plugin.benchmarks.registry import entries
 
-    seeds = settings()
-    return seeds if any(v is not None for v in seeds.values()) else None
+    for entry in entries().values():
+        if entry.results_extra is None:
+            continue
+        key, extra = entry.results_extra
+        try:
+            value = extra(results)
+            if value:
+                section[key] = value
+        except Exception as exc:  # noqa: BLE001 - the results must still be written
+            section[key] = {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def ambi_section(results: dict) -> dict[str, Any]:
@@ -128,11 +132,9 @@ def ambi_section(results: dict) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - the results must still be written
         section["data"] = {"error": f"{type(exc).__name__}: {exc}"}
     try:
-        debias = _viabench_debias(results)
-        if debias:
-            section["viabench_debias"] = debias
-    except Exception as exc:  # noqa: BLE001 - the results must still be written
-        section["viabench_debias"] = {"error": f"{type(exc).__name__}: {exc}"}
+        _extras(results, section)
+    except Exception as exc:  # noqa: BLE001 - the results must still be written (an entry that cannot be loaded)
+        section["extras"] = {"error": f"{type(exc).__name__}: {exc}"}
     from ambi_plugin.data.no_records import SKIPPED
 
     if SKIPPED:

@@ -11,22 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ambi_plugin.lmms.config_keys import lmms_eval_keys
 from ambi_plugin.paths import tasks_dir
 from ambi_plugin.runtime.taskindex import TaskYamlError, index, unknown_keys
-
-
-def lmms_eval_keys() -> tuple[frozenset[str], frozenset[str]]:
-    """The top-level keys lmms-eval accepts in a task YAML and in a group YAML: its ``TaskConfig`` and
-    ``GroupConfig`` fields, plus ``include`` (imports lmms-eval)."""
-    import dataclasses
-
-    from lmms_eval.api.group import GroupConfig
-    from lmms_eval.api.task import TaskConfig
-
-    def names(cls: type) -> frozenset[str]:
-        return frozenset(f.name for f in dataclasses.fields(cls)) | {"include"}
-
-    return names(TaskConfig), names(GroupConfig)
 
 
 def check_keys(root: Path | None = None) -> list[str]:

@@ -22,8 +22,6 @@ from ambi_plugin.reports.significance import category_tests, model_tests
 from ambi_plugin.reports.switch_heads import PatchingSection, find_patching, has_results
 from ambi_plugin.reports.tables import Cell, Row, Table, add_paper_rows, build_tables
 
-PAPER_TEST_TABLES = ("ab_table_10", "ab_table_11")  # AmbiBench's own p-values, shown under our tests
-
 
 @dataclass
 class Report:
@@ -40,14 +38,18 @@ class Report:
 
 
 def paper_test_tables() -> list[Table]:
-    """AmbiBench Tables 10 and 11 as printed: Bonferroni-corrected p-values (uncapped), 4 significant digits."""
+    """The papers' own test tables as printed (each benchmark's ``significance.paper_tables``; AmbiBench Tables 10
+    and 11): Bonferroni-corrected p-values (uncapped), 4 significant digits."""
+    from ambi_plugin.benchmarks.registry import entries
+
     out = []
-    for key in PAPER_TEST_TABLES:
-        ref = reference_table(key)
-        rows = [Row(r["name"], "", "paper", [Cell(None if v is None else float(v)) for v in r["values"]],
-                    note=r.get("note", ""), group=r.get("group", "")) for r in ref["rows"]]  # fmt: skip
-        out.append(Table(key, "ambibench", f"AmbiBench {ref['title']}", list(ref["columns"]), rows, digits=4,
-                         chart=False, number_format="g"))  # fmt: skip
+    for entry in entries().values():
+        for key in entry.significance.paper_tables if entry.significance is not None else ():
+            ref = reference_table(key)
+            rows = [Row(r["name"], "", "paper", [Cell(None if v is None else float(v)) for v in r["values"]],
+                        note=r.get("note", ""), group=r.get("group", "")) for r in ref["rows"]]  # fmt: skip
+            out.append(Table(key, entry.name, f"{entry.title} {ref['title']}", list(ref["columns"]), rows, digits=4,
+                             chart=False, number_format="g"))  # fmt: skip
     return out
 
 

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 from ambi_plugin.reports.paired import PAIRED, PAIRED_COLUMNS
 from ambi_plugin.reports.paired import note as paired_note
-from ambi_plugin.reports.significance import A6
 from ambi_plugin.reports.stats import METHOD_NAMES
 from ambi_plugin.reports.switch_heads import section_markdown
 from ambi_plugin.reports.tables import Cell, Row, Table
@@ -107,7 +106,8 @@ def _test_rows(tests: Sequence[dict], columns: Sequence[str] = TEST_COLUMNS) -> 
 
 def test_sections(tests: Sequence[dict], notes: Sequence[str] = ()) -> list[tuple[str, list[str], tuple, list]]:
     """(title, notes, header, rows) per protocol: models on the same items (McNemar exact / paired bootstrap, Holm),
-    then the AmbiBench A.6 protocol (t-tests, Bonferroni uncapped and capped). ``notes``: the pairs not compared."""
+    then each benchmark's own protocol (AmbiBench A.6: t-tests, Bonferroni uncapped and capped; its registry entry's
+    ``significance``). ``notes``: the pairs not compared."""
     paired = [t for t in tests if t.get("protocol") == PAIRED]
     a6 = [t for t in tests if t.get("protocol") != PAIRED]
     out = []
@@ -115,16 +115,17 @@ def test_sections(tests: Sequence[dict], notes: Sequence[str] = ()) -> list[tupl
         out.append(("Significance tests: models on the same items (McNemar exact / paired bootstrap; Holm)",
                     [paired_note(paired), *notes] if paired else list(notes), PAIRED_COLUMNS,
                     _test_rows(paired, PAIRED_COLUMNS)))  # fmt: skip
-    if a6:
-        kinds = " / ".join(dict.fromkeys("Welch t-test" if t.get("test") == "welch" else "paired t-test" for t in a6))
-        out.append((f"Significance tests: {A6} protocol ({kinds}; Bonferroni uncapped as AmbiBench prints it, and "
-                    "capped at 1)",
+    for protocol in dict.fromkeys(str(t.get("protocol")) for t in a6):
+        rows = [t for t in a6 if str(t.get("protocol")) == protocol]
+        kinds = " / ".join(dict.fromkeys("Welch t-test" if t.get("test") == "welch" else "paired t-test" for t in rows))
+        out.append((f"Significance tests: {protocol} protocol ({kinds}; Bonferroni uncapped as its paper prints it, "
+                    "and capped at 1)",
                     ["The paper's own protocol, kept to reproduce its Tables 10 and 11: category against category "
                      "within a model, and model against model where both have repeated runs. samples: 'runs' = the "
                      "per-run values, 'items' = one run's per-item scores (for 0/1 scores a t-test is a large-sample "
                      "approximation). p_bonferroni = p x the comparisons of its block (family_size in the JSON), "
                      "uncapped as the paper prints it; p_bonferroni_capped = min(1, p_bonferroni)."],
-                    TEST_COLUMNS, _test_rows(a6)))  # fmt: skip
+                    TEST_COLUMNS, _test_rows(rows)))  # fmt: skip
     return out
 
 

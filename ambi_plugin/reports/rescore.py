@@ -3,10 +3,12 @@
 The answer files it reads (``--answers``, every shape) are :mod:`ambi_plugin.reports.answers`'.
 
 Records come from the task's own data source, a folder (``--data-dir``) or a file (``--records``: canonical
-records, or IllusionVQA's released-question JSONL, which needs no images).
+records, or a released file the task's benchmark reads itself).
 
-Scoring: VIA-Bench tasks by :mod:`ambi_plugin.benchmarks.viabench.scoring` (Match and Judge), every other task
-by :mod:`ambi_plugin.core.scoring`; IllusionBench's ``--protocol llm`` adds its judge's verdicts.
+Scoring: a task is scored as a run scores it (the runtime's ``score_record``; its metric names from its YAML's
+``process_results``), unless the benchmark of its paper table kind (``metadata.paper_table``) says otherwise on its
+registry entry (``rescore``: its own item scoring and aggregation, the records as presented, an LLM-assisted protocol
+``--protocol llm``, its tables).
 """
 
 from __future__ import annotations
@@ -36,9 +38,21 @@ from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's nam
 )
 from ambi_plugin.reports.paper_tables import tables_from_results  # noqa: F401 - the old ambi_plugin.reports.rescore name
 
-COMPREHENSION_BY = ("category", "question_type")
 GENERIC = "generic"
-VIABENCH = "viabench"
+
+
+def _rescore(kind: str):
+    """The re-score settings of the benchmark that names ``kind`` (:class:`ambi_plugin.benchmarks.registry.Rescore`),
+    or None (a task without a paper table, or a kind no benchmark names)."""
+    from ambi_plugin.benchmarks.registry import entries
+
+    return next((e.rescore for e in entries().values() if e.rescore is not None and kind in e.rescore.kinds), None)
+
+
+def _own_tables(kind: str) -> bool:
+    """``kind`` has paper tables of its benchmark's own (else: one column per answer set, every metric)."""
+    rescore = _rescore(kind)
+    return rescore is not None and rescore.tables is not None
 
 
 @dataclass
@@ -98,7 +112,7 @@ def load_records(
             raise ScoreError(
                 f"could not read the records of task {info.name!r} from {where} ({type(exc).__name__}: "
                 f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}). Offline, pass --records FILE (canonical "
-                "records; for IllusionVQA the released questions JSONL, or the authors' answers file itself) or "
+                "records, or a released file the task's benchmark reads itself) or "
                 "--data-dir FOLDER (a local copy, see `ambi import`)"
             ) from None
     path = Path(records)
@@ -109,18 +123,12 @@ def load_records(
     rows = read_rows(path)  # a JSON list (the authors' answers file) or JSONL
     if rows and all("task_type" in r for r in rows):
         raise ScoreError(f"{path}: canonical records are JSONL, one record per line (this is a JSON list)")
-    if kind.startswith("illusionvqa"):
-        from ambi_plugin.benchmarks.illusionvqa import build_records, records_from_release
-
-        sub = kind.removeprefix("illusionvqa_")
-        if not path.read_text(encoding="utf-8").lstrip().startswith("["):
-            return records_from_release(path, task=sub)
-        need = ("id", "question", "options", "answer", "image", "category")
-        missing = [f for f in need if not all(f in r for r in rows)]
-        if missing:
-            raise ScoreError(f"{path}: used as --records, every row needs {', '.join(need)}; missing {missing}")
-        keep = [{k: r[k] for k in need} for r in rows]
-        return next(iter(build_records(sub, keep, None, source=path.name).values()))
+    rescore = _rescore(kind)
+    if rescore is not None and rescore.records is not None:  # a released file the benchmark reads itself
+        try:
+            return rescore.records(path, kind, rows)
+        except ValueError as exc:
+            raise ScoreError(str(exc)) from None
     raise ScoreError(f"{path}: not canonical records (no 'task_type'); see hf_dataset_cards/ for the schema")
 
 
@@ -137,25 +145,44 @@ def _first_jsonl_object(path: Path) -> dict:
     return {}
 
 
-def _names(rec: dict, kind: str, protocol: str) -> list[str]:
-    if kind == GENERIC:
-        return list(metric_names(rec))
-    if kind == "illusionvqa_comprehension":
-        return metric_names(rec, by=COMPREHENSION_BY)
-    if kind.startswith("illusionbench"):
-        from ambi_plugin.benchmarks.illusionbench.llm import llm_metric_names, rule_metric_names
+def process_function(info):
+    """The task's ``process_results`` function (its YAML's ``!function``), or None for the runtime's default."""
+    import importlib
 
-        return llm_metric_names(rec) if protocol == "llm" else rule_metric_names(rec)
-    return metric_names(rec)
+    spec = str(info.config.get("process_results") or "") if info is not None else ""
+    if not spec.startswith("!function "):
+        return None
+    module, _, name = spec.removeprefix("!function ").strip().rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _names(rec: dict, kind: str, protocol: str, process=None) -> list[str]:
+    """The metric names of one record: the benchmark's own (``rescore.metric_names``), else those the task's
+    ``process_results`` reports (its ``metric_names``, or the breakdown fields its name gives)."""
+    rescore = _rescore(kind)
+    if rescore is not None and rescore.metric_names is not None:
+        return list(rescore.metric_names(rec, kind, protocol))
+    names_of = getattr(process, "metric_names", None)
+    if callable(names_of):
+        return list(names_of(rec))
+    return metric_names(rec, by=tuple(getattr(process, "breakdown_fields", ())))
 
 
 def summarize(
-    records: Sequence[dict], items: Sequence[dict], kind: str, protocol: str = "rule", declared: Sequence[str] = ()
+    records: Sequence[dict],
+    items: Sequence[dict],
+    kind: str,
+    protocol: str = "rule",
+    declared: Sequence[str] = (),
+    process=None,
 ) -> dict[str, float]:
     """Every metric the task reports, over these items, plus the count of unparsed answers."""
     names: list[str] = list(declared or [])
     for rec in records:
-        names.extend(n for n in _names(rec, kind, protocol) if n not in names)
+        names.extend(n for n in _names(rec, kind, protocol, process) if n not in names)
     values = aggregate_all(names, items)
     values["unparsed"] = sum(1 for it in items if not it.get("parsed"))
     return values
@@ -217,13 +244,12 @@ def score_answers(
     if protocol not in ("rule", "llm"):
         raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
     info, kind, prompt_type = task_spec(task)
-    if protocol == "llm" and not kind.startswith("illusionbench"):
-        raise ScoreError(f"the LLM-assisted protocol is IllusionBench's; task {task!r} is scored by its parsers")
+    rescore = _rescore(kind)
+    if protocol == "llm" and (rescore is None or rescore.judged is None):
+        raise ScoreError(f"the LLM-assisted protocol is {_judged_owners()}; task {task!r} is scored by its parsers")
     recs = load_records(info, kind, records=records, data_dir=data_dir)
-    if kind == VIABENCH:  # the options as the run presented them (opt-in permutation / polarity variants)
-        from ambi_plugin.benchmarks.viabench.variants import prepare
-
-        recs = [prepare(r) for r in recs]
+    if rescore is not None and rescore.prepare is not None:  # the records as the run presented them (options ...)
+        recs = [rescore.prepare(r) for r in recs]
     if Path(answers).is_dir():  # an lmms-eval output folder: the task's logged samples
         answers = samples_in_folder(Path(answers), task)
     rows = read_rows(answers)
@@ -252,11 +278,15 @@ def score_answers(
                              "wrong")  # fmt: skip
     over = {}
     if overrides:
-        from ambi_plugin.benchmarks.illusionbench.llm import load_overrides
-
-        over = load_overrides(overrides)
+        if rescore is None or rescore.judged is None:
+            raise ScoreError(
+                f"--overrides are reviewed judge decisions of the LLM-assisted protocol ({_judged_owners()})"
+            )
+        over = rescore.judged.load_overrides(overrides)
     values, review, read_by, scored = {}, [], {}, {}
-    declared = [m["metric"] for m in info.config.get("metric_list") or []] if kind in (GENERIC, VIABENCH) else ()
+    own_tables = _own_tables(kind)
+    declared = [m["metric"] for m in info.config.get("metric_list") or []] if not own_tables else ()
+    process = process_function(info)
     for col, got in table.items():
         items = _score_column(
             recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
@@ -264,26 +294,22 @@ def score_answers(
         )  # fmt: skip
         read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
         scored[col] = items
-        if kind == VIABENCH:
-            from ambi_plugin.benchmarks.viabench.scoring import aggregate as via_aggregate
-
-            values[col] = {name: via_aggregate(name, items) for name in declared}
+        if rescore is not None and rescore.aggregate is not None:  # the benchmark's own aggregation
+            values[col] = {name: rescore.aggregate(name, items) for name in declared}
         else:
-            values[col] = summarize(recs, items, kind, protocol, declared)
+            values[col] = summarize(recs, items, kind, protocol, declared, process)
         if protocol == "llm":
-            from ambi_plugin.benchmarks.illusionbench.llm import review_queue
-
-            review.extend({**row, "answers": col} for row in review_queue(task, recs, items))
+            review.extend({**row, "answers": col} for row in rescore.judged.review_queue(task, recs, items))
     counts = record_counts(recs)
     protocols = ("rule", "llm") if protocol == "llm" else ("rule",)
     settings = {col: column_setting(col, prompt_type) for col in values}
     if vote:
         settings[vote_name] = "majority vote"
-    if kind in (GENERIC, VIABENCH):
+    if not own_tables:
         from ambi_plugin.reports.paper_tables import markdown
 
         names = list(dict.fromkeys(n for v in values.values() for n in v))
-        what = "VIA-Bench Match and Judge, every metric" if kind == VIABENCH else "every metric"
+        what = (rescore.describe if rescore is not None else "") or "every metric"
         text = f"{task}: {what} per answer set\n" + markdown(
             ["metric", *values], [[n, *(_fmt(values[c].get(n)) for c in values)] for n in names]
         )
@@ -319,11 +345,18 @@ def scoring_kwargs(info) -> dict:
     return dict(default) if isinstance(default, dict) else {}
 
 
-def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
-    if kind == VIABENCH:
-        from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
+def _judged_owners() -> str:
+    """Who has an LLM-assisted protocol: "IllusionBench's" (the registry's entries with ``rescore.judged``)."""
+    from ambi_plugin.benchmarks.registry import entries
 
-        return [via_score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
+    owners = [e.title or e.name for e in entries().values() if e.rescore is not None and e.rescore.judged is not None]
+    return " and ".join(f"{o}'s" for o in owners) or "no benchmark's"
+
+
+def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
+    rescore = _rescore(kind)
+    if rescore is not None and rescore.score_item is not None:  # the benchmark's own item scoring
+        return [rescore.score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
     if protocol == "rule":  # the task's own item scoring (runtime/hooks.py), as in a run
         from ambi_plugin.runtime.hooks import score_record
 
@@ -331,12 +364,11 @@ def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, pr
         return [score_record(rec, got.get(str(rec["id"]), ""), kwargs, judge=judge) for rec in recs]
     from tqdm import tqdm
 
-    from ambi_plugin.benchmarks.illusionbench.llm import find_override, score_item_llm
-
+    judged = rescore.judged
     out = []
     for rec in tqdm(recs, desc=f"judging {label}", unit="item", disable=not progress):
-        override = find_override(overrides, task, rec["id"])
-        out.append(score_item_llm(rec, got.get(str(rec["id"]), ""), judge=judge, override=override))
+        override = judged.find_override(overrides, task, rec["id"])
+        out.append(judged.score_item(rec, got.get(str(rec["id"]), ""), judge=judge, override=override))
     return out
 
 
@@ -352,11 +384,10 @@ def explain_answer(
 ) -> str:
     """How one item's answer (each answer set's) was read and scored: ``ambi score --explain ID``."""
     info, kind, _ = task_spec(task)
+    rescore = _rescore(kind)
     recs = load_records(info, kind, records=records, data_dir=data_dir)
-    if kind == VIABENCH:
-        from ambi_plugin.benchmarks.viabench.variants import prepare
-
-        recs = [prepare(r) for r in recs]
+    if rescore is not None and rescore.prepare is not None:
+        recs = [rescore.prepare(r) for r in recs]
     rec = next((r for r in recs if str(r["id"]) == str(item_id)), None)
     if rec is None:
         shown = ", ".join(str(r["id"]) for r in recs[:5])
@@ -371,14 +402,8 @@ def explain_answer(
             raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id {item_id!r}")
         response = got[str(item_id)]
         lines = [f"answers: {col}"]
-        if kind == VIABENCH:
-            from ambi_plugin.benchmarks.viabench.scoring import score_item as via_score_item
-
-            item = via_score_item(rec, response, judge=judge)
-            lines += [f"raw answer: {response!r}", f"Match: {item['match_pred']} ({item['match_reason']})",
-                      f"judge: {item['judge_pred']}", f"gold: {rec.get('answer_index')}",
-                      f"score: Match {'correct' if item['correct_match'] else 'wrong'}, "
-                      f"Judge {'correct' if item['correct_judge'] else 'wrong'}"]  # fmt: skip
+        if rescore is not None and rescore.explain is not None:  # the benchmark's own scoring, explained
+            lines += rescore.explain(rec, response, judge=judge)
         else:
             from ambi_plugin.core.explain import explain_item
             from ambi_plugin.runtime.hooks import scoring_record

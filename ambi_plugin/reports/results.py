@@ -10,6 +10,8 @@ import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ambi_plugin.benchmarks.layout import task_metrics
+
 RESULTS_EXPECTED = (
     "expected the results JSON lmms-eval writes (<output_path>/.../<date>_results.json) or the output folder "
     "holding it; per-item samples (*.jsonl) are not results: re-score them with 'ambi score'"
@@ -25,22 +27,6 @@ def find_results_json(path: Path) -> Path:
     if not found:
         raise FileNotFoundError(f"no lmms-eval results JSON below {path}")
     return found[-1]
-
-
-def task_metrics(results: dict) -> dict[str, dict[str, float]]:
-    """{task: {metric: value}} from an lmms-eval results JSON, filter suffix and stderr dropped."""
-    out: dict[str, dict[str, float]] = {}
-    for task, vals in (results.get("results") or {}).items():
-        row = {}
-        for key, val in vals.items():
-            if "," not in key or "_stderr" in key:
-                continue
-            metric = key.split(",", 1)[0]
-            if isinstance(val, (int, float)):
-                row[metric] = float(val)
-        if row:
-            out[task] = row
-    return out
 
 
 def _fmt(v: float) -> str:
@@ -107,7 +93,8 @@ def read_results(path: str | Path) -> tuple[Path, dict]:
 
 def results_sections(path: str | Path, *, unparsed_examples: Callable[[dict], str] | None = None) -> Iterator[str]:
     """``ambi results``, a section at a time: what ran, every task and metric, the unread answers (formatted by the
-    harness adapter's ``unparsed_examples``), and AmbiBench's tables in the paper's columns when AmbiBench ran."""
+    harness adapter's ``unparsed_examples``), and each benchmark's own tables (its registry entry's ``results_tables``)
+    when it ran."""
     _path, results = read_results(path)
     header = format_run_header(results)
     if header:
@@ -123,8 +110,10 @@ def results_sections(path: str | Path, *, unparsed_examples: Callable[[dict], st
 
         yield "\nAnswers read by rule / by the judge (--extract-with-judge) / unread, per task:"
         yield format_read_by(how)
-    from ambi_plugin.reports.ambibench import format_tables as ambibench_tables
+    from ambi_plugin.benchmarks.registry import entries
 
-    extra = ambibench_tables(results)  # the paper's columns and AVG, when AmbiBench tasks ran
-    if extra:
-        yield "\n" + extra
+    metrics = task_metrics(results)
+    for entry in entries().values():  # a benchmark's own tables (AmbiBench's paper columns and AVG), when it ran
+        extra = entry.results_tables(metrics) if entry.results_tables is not None else ""
+        if extra:
+            yield "\n" + extra

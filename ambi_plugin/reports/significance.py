@@ -1,4 +1,5 @@
-"""The AmbiBench A.6 protocol (Tables 10 and 11) and the per-item scores every report statistic reads.
+"""The per-item scores every report statistic reads, and the significance protocol of a benchmark that names one on
+its registry entry (``significance``: AmbiBench A.6, Tables 10 and 11).
 
 :func:`item_scores` is the per-item score of a metric that is a mean over items (1/0 for accuracy-type metrics,
 the graded score for ``desc_score``); :func:`binary_scores` says whether such a mean is a proportion (Wilson
@@ -19,7 +20,6 @@ import math
 from dataclasses import dataclass
 
 from ambi_plugin.core.scoring import slug
-from ambi_plugin.reports import layouts as L
 from ambi_plugin.reports.runs import Run, group_runs
 from ambi_plugin.reports.stats import compare
 
@@ -29,7 +29,6 @@ VIA_KEYS = {"acc_match": "correct_match", "acc_judge": "correct_judge"}
 # bases whose item score is a graded score (0/1/2), read from a score field: their mean is never a proportion,
 # even in a run whose items all scored 0 or 1
 GRADED_BASES = ("desc_score", "desc_score_llm")
-A6 = "AmbiBench A.6"  # the ``protocol`` of the rows this module builds
 
 
 def metric_base(metric: str) -> str | None:
@@ -98,11 +97,24 @@ def _source(col: tuple[str, str, str]) -> tuple[str, str]:
     return col[1], col[2]
 
 
+def _significance() -> list:
+    from ambi_plugin.benchmarks.registry import entries
+
+    return [e.significance for e in entries().values() if e.significance is not None]
+
+
 def model_tests(
-    runs: list[Run], *, test: str = "welch", columns=L.TABLE9_COLUMNS, samples: str | None = None
+    runs: list[Run], *, test: str = "welch", columns=None, samples: str | None = None, protocol: str = "t-test"
 ) -> list[dict]:
-    """Table 11: the first model against each other model, per column; Bonferroni over the columns.
-    ``samples="runs"``: only the columns where both models have repeated runs (the paper's protocol)."""
+    """Table 11: the first model against each other model, per column; Bonferroni over the columns (``columns``:
+    (label, task, metric); default the registry's). ``samples="runs"``: only the columns where both models have
+    repeated runs (the paper's protocol)."""
+    if columns is None:
+        return [
+            row
+            for sig in _significance()
+            for row in model_tests(runs, test=test, columns=sig.columns, samples=samples, protocol=sig.protocol)
+        ]
     groups = group_runs(runs)
     names = list(groups)
     out: list[dict] = []
@@ -131,13 +143,19 @@ def model_tests(
             pairs.append((f"{names[0]}|{label}", f"{other}|{label}"))
         for (label, _, _, src), row in zip(block, compare(samples, pairs, test=test)):
             out.append({"comparison": f"{names[0]} vs {other}", "column": label, "samples": src, **_clean(row),
-                        "protocol": A6, "correction": "bonferroni", "family_size": len(block)})  # fmt: skip
+                        "protocol": protocol, "correction": "bonferroni", "family_size": len(block)})  # fmt: skip
     return out
 
 
-def category_tests(runs: list[Run], *, test: str = "welch", pairs=L.TABLE10_PAIRS) -> list[dict]:
-    """Table 10: within each model, category against category (Welch; unpaired: different items)."""
-    cols = {c[0]: c for c in L.TABLE9_COLUMNS}
+def category_tests(
+    runs: list[Run], *, test: str = "welch", pairs=None, columns=(), protocol: str = "t-test"
+) -> list[dict]:
+    """Table 10: within each model, category against category (Welch; unpaired: different items); ``pairs`` of
+    column labels of ``columns`` (default the registry's)."""
+    if pairs is None:
+        return [row for sig in _significance() for row in category_tests(runs, test=test, pairs=sig.pairs,
+                                                                           columns=sig.columns, protocol=sig.protocol)]  # fmt: skip
+    cols = {c[0]: c for c in columns}
     out = []
     for name, group in group_runs(runs).items():
         samples, done = {}, []
@@ -153,7 +171,7 @@ def category_tests(runs: list[Run], *, test: str = "welch", pairs=L.TABLE10_PAIR
         rows = compare(samples, [(a, b) for a, b, _ in done], test="welch" if test == "paired" else test)
         for (a, b, src), row in zip(done, rows):
             out.append({"comparison": name, "column": f"{a} vs {b}", "samples": src, **_clean(row),
-                        "protocol": A6, "correction": "bonferroni", "family_size": len(done)})  # fmt: skip
+                        "protocol": protocol, "correction": "bonferroni", "family_size": len(done)})  # fmt: skip
     return out
 
 

@@ -80,11 +80,7 @@ def _finite(v: float | None) -> bool:
 
 
 def _metrics_of(run: Run) -> dict[str, dict[str, float]]:
-    metrics = dict(run.metrics)
-    rcid = L.canonical_rcid(run.metrics)
-    if rcid:
-        metrics["rcid"] = rcid
-    return metrics
+    return L.derived_metrics(run.metrics)  # with the pseudo-tasks a benchmark gathers from its tasks
 
 
 def _lookup(layout: L.Layout, col: L.Column, var: L.Variant, metrics: dict) -> tuple[str, str, float] | None:
@@ -269,8 +265,9 @@ def build_tables(
     covered = L.paper_tasks()
     tasks: dict[str, list[str]] = {}
     for run in runs:
+        gathered = L.derived_tasks(run.metrics)  # read through a pseudo-task: no table of their own
         for task, metrics in run.metrics.items():
-            if task in covered or "rcid" in task:
+            if task in covered or task in gathered:
                 continue
             names = tasks.setdefault(task, [])
             names.extend(m for m in metrics if m not in names)

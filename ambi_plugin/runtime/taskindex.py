@@ -100,12 +100,17 @@ USER_TASKS_ENV = "AMBI_TASKS_PATH"  # folders of the user's own task YAMLs (ambi
 
 
 def user_task_dirs() -> list[Path]:
-    """The folders of ``$AMBI_TASKS_PATH`` that exist: a user's categories, known to ``ambi tasks`` / ``score`` /
-    ``replay-file`` / ``report`` and added to lmms-eval's include paths like ours."""
+    """The task folders beside ours: those of benchmarks outside ambi-plugin (``$AMBI_BENCHMARKS`` and the
+    ``ambi_plugin.benchmarks`` entry points: :func:`ambi_plugin.paths.benchmark_task_dirs`), then the folders of
+    ``$AMBI_TASKS_PATH`` that exist (a user's categories). Known to ``ambi tasks`` / ``score`` / ``replay-file`` /
+    ``report`` and added to lmms-eval's include paths like ours."""
     import os
 
+    from ambi_plugin.paths import benchmark_task_dirs
+
     raw = os.environ.get(USER_TASKS_ENV, "")
-    return [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip() and Path(p).expanduser().exists()]
+    users = [Path(p).expanduser() for p in raw.split(os.pathsep) if p.strip() and Path(p).expanduser().exists()]
+    return list(dict.fromkeys([*benchmark_task_dirs(), *users]))
 
 
 def index(root: Path | None = None) -> dict[str, TaskInfo]:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ambi_plugin.reports import ambibench as T
+from ambi_plugin.benchmarks.ambibench import tables as T
 
 MODELS_T1 = [m for m in T.PAPER_TABLE1 if m != "Human"]
 

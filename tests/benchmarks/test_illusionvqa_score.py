@@ -235,7 +235,7 @@ def test_tables_from_an_lmms_eval_results_json():
 def test_soft_localization_table_when_only_some_answer_sets_count_unparsed():
     """One answer set with an ``unparsed`` count and one without: the Unparsed column is there for both (n/a where
     the count is missing), instead of an IndexError."""
-    from ambi_plugin.reports.paper_tables import soft_localization_table
+    from ambi_plugin.benchmarks.illusionvqa.tables import soft_localization_table
 
     text = soft_localization_table({"a": {"acc": 0.5}, "b": {"acc": 0.25, "unparsed": 3}}, "0-shot")
     rows = [line for line in text.splitlines() if line.startswith("| a") or line.startswith("| b")]

@@ -196,7 +196,7 @@ def test_zero_shot_note_and_filter_reason_reach_the_results_json(tmp_path, monke
     assert (
         data["ambi_rcid_filter_pixel"]["no_records"] == NOTE_FILTER and data["ambi_rcid_filter_pixel"]["records"] == 0
     )
-    from ambi_plugin.reports.layouts import RCID
+    from ambi_plugin.benchmarks.rcid.tables import LAYOUTS as RCID
 
     assert "zero-shot" in next(lay for lay in RCID if lay.key == "rcid_table_1").note
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ambi_plugin.benchmarks import illusionvqa as IV
-from ambi_plugin.reports import ambibench as AT
+from ambi_plugin.benchmarks.ambibench import tables as AT
 from ambi_plugin.reports import layouts as L
 from ambi_plugin.reports.reference import BENCHMARKS, find_paper_row, load_reference, reference_table
 

@@ -155,3 +155,12 @@ def aggregate(metric: str, items: Sequence[dict]) -> float:
     base, cat = split_metric(metric)
     items = [it for it in items if cat is None or it.get("category") == cat]
     return float(AGGREGATIONS[base](items))
+
+
+def explain(rec: dict, response: Any, *, judge: Any = None) -> list[str]:
+    """How one answer was read and scored (``ambi score --explain``): Match and Judge side by side."""
+    item = score_item(rec, response, judge=judge)
+    return [f"raw answer: {response!r}", f"Match: {item['match_pred']} ({item['match_reason']})",
+            f"judge: {item['judge_pred']}", f"gold: {rec.get('answer_index')}",
+            f"score: Match {'correct' if item['correct_match'] else 'wrong'}, "
+            f"Judge {'correct' if item['correct_judge'] else 'wrong'}"]  # fmt: skip

@@ -7,7 +7,7 @@ copy back for the tasks (:mod:`.built`, the data root).
 """
 
 from ambi_plugin.benchmarks.built import materialize_built
-from ambi_plugin.benchmarks.registry import REGISTRY, BenchmarkEntry, register
+from ambi_plugin.benchmarks.registry import REGISTRY, BenchmarkEntry, entries, register
 from ambi_plugin.data.hub.build import BuildError, build
 from ambi_plugin.data.hub.built import data_root
 from ambi_plugin.data.hub.push import PushError, push, write_push_folder
@@ -20,6 +20,7 @@ __all__ = [
     "PushError",
     "build",
     "data_root",
+    "entries",
     "materialize_built",
     "push",
     "register",

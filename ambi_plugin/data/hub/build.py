@@ -239,7 +239,7 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
             f"--source {source}: no such file or folder (a release as published is a local folder or zip; a Hub "
             "dataset is named OWNER/NAME)"
         )
-    root = Path(entry.read_source(source))
+    root = Path(entry.read(source))
     files = sorted(root.glob("*.jsonl"))
     if not files:
         raise FileNotFoundError(f"{benchmark}: no <records>.jsonl files in {root} (the canonical folder of {source})")

@@ -29,12 +29,12 @@ def data_root() -> Path | None:
 def built_copy(source: str) -> Path | None:
     """The built copy of ``ambi://<source>`` under the data root, or None."""
     from ambi_plugin.benchmarks.built import BUILD_INFO
-    from ambi_plugin.benchmarks.registry import REGISTRY
+    from ambi_plugin.benchmarks.registry import entries
 
     root = data_root()
     if root is None:
         return None
-    names = [e.name for e in REGISTRY.values() if e.ambi_path == f"ambi://{source}"] or [source]
+    names = [e.name for e in entries().values() if e.ambi_path == f"ambi://{source}"] or [source]
     for name in names:
         if (root / name / BUILD_INFO).is_file():
             return root / name

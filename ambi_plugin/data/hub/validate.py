@@ -58,14 +58,14 @@ def _configs_without_rows(folder: Path, card: Path, configs: list) -> list[str]:
 
 def validate_folder(folder: str | Path) -> list[str]:
     """Every problem of a built folder (empty = valid)."""
-    from ambi_plugin.benchmarks.registry import REGISTRY
+    from ambi_plugin.benchmarks.registry import entries
 
     folder = Path(folder)
     try:
         info = read_build_info(folder)
     except (FileNotFoundError, json.JSONDecodeError) as exc:
         return [str(exc)]
-    entry = REGISTRY.get(info.get("benchmark", ""))
+    entry = entries().get(info.get("benchmark", ""))
     known = set(entry.categories()) if entry is not None and entry.categories is not None else None
     files = parquet_files(folder)
     problems: list[str] = [] if files else [f"{folder}/data: no parquet files"]

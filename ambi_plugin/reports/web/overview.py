@@ -20,11 +20,14 @@ from ambi_plugin.reports.runs import Run, group_runs
 from ambi_plugin.reports.stats import mean_std
 from ambi_plugin.reports.tables import EXTRA_REFERENCES, REF_ALIASES, _ci
 
-BENCHMARK_TITLES = {"ambibench": "AmbiBench", "illusionbench": "IllusionBench", "illusionvqa": "IllusionVQA",
-                    "viabench": "VIA-Bench", "rcid": "RCID", "synth": "Synthetic suite", "": "Other tasks"}  # fmt: skip
-# where a task's benchmark is not a paper layout's: by its name
-_PREFIXES = (("ambi_synth", "synth"), ("ambibench", "ambibench"), ("ambi_illusionbench", "illusionbench"),
-             ("ambi_illusionvqa", "illusionvqa"), ("ambi_viabench", "viabench"))  # fmt: skip
+OTHER = "Other tasks"
+
+
+def benchmark_titles() -> dict[str, str]:
+    """{benchmark: its title} in the report's order (the registry's; ``""``: tasks of no benchmark, last)."""
+    from ambi_plugin.benchmarks.registry import entries
+
+    return {**{e.source: e.title or e.name for e in entries().values()}, "": OTHER}
 
 
 @dataclass
@@ -64,9 +67,10 @@ def task_benchmark(task: str) -> str:
             for col in lay.columns:
                 if any(t == task for t, _ in lay.sources(col, var)):
                     return lay.benchmark
-    if "rcid" in task:
-        return "rcid"
-    return next((b for p, b in _PREFIXES if task.startswith(p)), "")
+    from ambi_plugin.benchmarks.registry import of_task
+
+    entry = of_task(task)  # where no paper layout reads it: its name's prefix (the entry's task_prefixes)
+    return entry.source if entry is not None else ""
 
 
 def _paper_value(task: str, metric: str, model: str, aliases: dict | None, scale: float) -> tuple[float | None, str]:
@@ -120,7 +124,7 @@ def overview_rows(
         for task, metrics in run.metrics.items():
             have = names.setdefault(task, [])
             have.extend(m for m in metrics if m not in have)
-    order = list(BENCHMARK_TITLES)
+    order = list(benchmark_titles())
     rows, counts = [], {}
     for task in sorted(names, key=lambda t: (order.index(task_benchmark(t)), t)):
         lay = L.generic_layout(task, names[task])

@@ -25,8 +25,8 @@ from ambi_plugin.reports.tables import AVG, RANK, Table
 from ambi_plugin.reports.web import markdown as md
 from ambi_plugin.reports.web.items import TaskItems, run_labels
 from ambi_plugin.reports.web.overview import (
-    BENCHMARK_TITLES,
     OverviewRow,
+    benchmark_titles,
     overview_rows,
     overview_svg,
     task_benchmark,
@@ -57,12 +57,12 @@ def overview_table(models: Sequence[str], rows: Sequence[OverviewRow], *, items:
     head = "".join(f"<th scope='col'>{e(m)}</th>" for m in models)
     out = [f"<table class='overview' id='overview-table'><thead><tr><th scope='col'>task</th><th scope='col'>"
            f"metric</th>{head}</tr></thead><tbody>"]  # fmt: skip
-    bench = None
+    bench, titles = None, benchmark_titles()
     for r in rows:
         if r.benchmark != bench:
             bench = r.benchmark
             out.append(f"<tr><td class='bm' colspan='{2 + len(models)}'><a href='#sec-{e(bench or 'other')}'>"
-                       f"{e(BENCHMARK_TITLES.get(bench, bench))}</a></td></tr>")  # fmt: skip
+                       f"{e(titles.get(bench, bench))}</a></td></tr>")  # fmt: skip
         name = f"<a href='#items={e(r.task)}'>{e(r.task)}</a>" if r.task in items else e(r.task)
         cells = []
         for c in r.cells:
@@ -165,9 +165,10 @@ def page(
         groups.setdefault(_table_benchmark(t), []).append(t)
     for row in rows:  # a task with an overview row but no table still gets its section (its items)
         groups.setdefault(row.benchmark, [])
-    order = [b for b in BENCHMARK_TITLES if b in groups] + [b for b in groups if b not in BENCHMARK_TITLES]
+    titles = benchmark_titles()
+    order = [b for b in titles if b in groups] + [b for b in groups if b not in titles]
     toc = ["<a href='#overview'>Overview</a>"]
-    toc += [f"<a href='#sec-{e(b or 'other')}'>{e(BENCHMARK_TITLES.get(b, b))}</a>" for b in order]
+    toc += [f"<a href='#sec-{e(b or 'other')}'>{e(titles.get(b, b))}</a>" for b in order]
     if report.tests or report.paper_tests or report.test_notes:
         toc.append("<a href='#significance'>Significance tests</a>")
     if extra_markdown.strip():
@@ -194,7 +195,7 @@ def page(
         body.append("<p>No task results.</p>")
     body.append("</div></section>")
     for b in order:
-        body.append(f"<section id='sec-{e(b or 'other')}'><h2>{e(BENCHMARK_TITLES.get(b, b))}</h2>")
+        body.append(f"<section id='sec-{e(b or 'other')}'><h2>{e(titles.get(b, b))}</h2>")
         for t in groups[b]:
             body.append(table_html(t, f"t-{t.key}", plots=plots.get(t.key, [])))
         mine = [t for t in items if task_benchmark(t.task) == b]

@@ -1,5 +1,6 @@
 """AmbiBench's result tables: which task metric is which paper column, the AVG columns, the paper's
-reference rows, and the tables of an lmms-eval results JSON in the paper's layout (``ambi results``).
+reference rows, its paper layouts (``ambi report``), and the tables of an lmms-eval results JSON in the paper's
+layout (``ambi results``), all given to the generic reports through its registry entry (:mod:`.entry`).
 
 AVG (PROTOCOL, our choice): the unweighted mean of every available column of the table, "-" cells
 (and NaN) skipped. For Table 1 this reproduces the printed AVG of all 12 models to rounding (Gemini
@@ -15,11 +16,11 @@ place the printed numbers are kept.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import cache
-from importlib import resources
+
+from ambi_plugin.benchmarks.layout import Layout, cols, shipped_reference, task_metrics
 
 Column = tuple[str, str, str]  # (paper column, task, metric)
 
@@ -69,15 +70,15 @@ TABLE14_COLUMNS: tuple[Column, ...] = (
 
 
 @cache
-def _reference() -> dict:
-    path = resources.files("ambi_plugin").joinpath("reports").joinpath("reference").joinpath("ambibench.json")
-    return json.loads(path.read_text(encoding="utf-8"))
+def reference() -> dict:
+    """The paper's printed rows (``reports/reference/ambibench.json``)."""
+    return shipped_reference("ambibench")
 
 
 def paper_rows(key: str) -> dict[str, tuple[float | None, ...]]:
     """{row name: printed values} of one AmbiBench table (``ab_table_1`` ...), None for a "-" cell. The
     numbers live once, in ``ambi_plugin/reports/reference/ambibench.json`` (the report's reference rows)."""
-    return {row["name"]: tuple(row["values"]) for row in _reference()["tables"][key]["rows"]}
+    return {row["name"]: tuple(row["values"]) for row in reference()["tables"][key]["rows"]}
 
 
 # Reference rows as printed (percent). Table 1: the ten columns of TABLE1_COLUMNS, then the printed AVG.
@@ -106,9 +107,10 @@ def paper_avg(values: Sequence[float | None]) -> float:
 
 
 def task_metric_values(results: Mapping) -> dict[str, dict[str, float]]:
-    from ambi_plugin.reports.results import task_metrics
-
-    return task_metrics(dict(results))
+    """{task: {metric: value}} of an lmms-eval results JSON, or of such a table itself."""
+    if "results" in results:
+        return task_metrics(results)
+    return {str(t): dict(v) for t, v in results.items() if isinstance(v, Mapping)}
 
 
 def columns(results: Mapping, cols: Sequence[Column]) -> list[float | None]:
@@ -134,7 +136,8 @@ def _table(title: str, cols: Sequence[Column], values: Sequence[float | None], *
 
 
 def format_tables(results: Mapping) -> str:
-    """AmbiBench's tables (1, 2 with hit rates, 12, 14) from a results JSON; "" if no AmbiBench task ran."""
+    """AmbiBench's tables (1, 2 with hit rates, 12, 14) from a results JSON (or its ``{task: {metric: value}}``);
+    "" if no AmbiBench task ran."""
     got = task_metric_values(results)
     if not any(t.startswith("ambibench_") for t in got):
         return ""
@@ -151,8 +154,36 @@ def format_tables(results: Mapping) -> str:
     return "\n\n".join(parts)
 
 
+TABLE9_COLUMNS: tuple[Column, ...] = (
+    ("Multi-Scene (open)", "ambibench_multiscene_open", "acc"),
+    ("Mix (open)", "ambibench_mixed_open", "acc"),
+    ("Color", "ambibench_color_open", "acc"),
+    ("Multi-View", "ambibench_multiview_open", "acc"),
+    ("Hybrid", "ambibench_hybrid_open", "acc"),
+)
+# Table 10's category pairs (object level vs scene level / mixed).
+TABLE10_PAIRS = tuple((a, b) for b in ("Multi-Scene (open)", "Mix (open)") for a in ("Color", "Multi-View", "Hybrid"))
+PAPER_TEST_TABLES = ("ab_table_10", "ab_table_11")  # the paper's own p-values (A.6), shown under our tests
+
+LAYOUTS = (
+    Layout("ab_table_1", "ambibench", "AmbiBench Table 1 (%)", cols(TABLE1_COLUMNS), avg=True,
+           note="AVG = unweighted mean of the available columns, '-' skipped (PROTOCOL)."),
+    Layout("ab_table_2", "ambibench", "AmbiBench Table 2 (%; loc = AP@0.5)", cols(TABLE2_COLUMNS), avg=True,
+           note="AVG = unweighted mean; no weighting reproduces the paper's printed Table 2 AVG (PROTOCOL)."),
+    Layout("ab_hit_rates", "ambibench", "AmbiBench localization hit rates at IoU 0.5 (%)", cols(TABLE2_HIT_RATES)),
+    Layout("ab_table_12", "ambibench", "AmbiBench Table 12 (%)", cols(TABLE12_COLUMNS)),
+    Layout("ab_table_14", "ambibench", "AmbiBench Table 14 (%)", cols(TABLE14_COLUMNS)),
+    Layout("ab_table_9", "ambibench", "AmbiBench Table 9: categories over repeated runs (%; mean +- std)",
+           cols(TABLE9_COLUMNS), note="Repeated runs of one model (seeds / temperature 1) give mean +- std (A.6)."),
+)  # fmt: skip
+
+
 __all__ = [
     "HUMAN_TABLE1_WITH_TABLE12",
+    "LAYOUTS",
+    "PAPER_TEST_TABLES",
+    "TABLE10_PAIRS",
+    "TABLE9_COLUMNS",
     "PAPER_TABLE1",
     "PAPER_TABLE12",
     "PAPER_TABLE14",
@@ -166,4 +197,5 @@ __all__ = [
     "format_tables",
     "paper_avg",
     "paper_rows",
+    "reference",
 ]
