@@ -60,3 +60,12 @@ def lmms_eval(offline_env):
         return result
 
     return run
+
+
+# A hang or a failure is named at once (tests/support/limits.py): the hooks are this conftest's.
+from support.limits import (  # noqa: E402,F401
+    pytest_configure,
+    pytest_runtest_logreport,
+    pytest_runtest_protocol,
+    pytest_sessionstart,
+)

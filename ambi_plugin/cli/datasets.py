@@ -58,13 +58,21 @@ def _cmd_new_category(args: argparse.Namespace) -> int:
     paths = scaffold(**spec)
     for p in paths:
         print(f"wrote {p}")
-    yaml_dir, data = paths[0].parent, paths[1].parent
-    print(
-        f"next: put the images under {data}, edit {paths[1].name}, then run\n"
-        f"  export AMBI_DATA_DIR={data} AMBI_TASKS_PATH={yaml_dir}   # ambi tasks / score / report then know it too\n"
-        f"  ambi eval --model ... --tasks {paths[0].stem}"
-    )
+    print(next_steps(paths, group=spec.get("group")))
     return 0
+
+
+def next_steps(paths: list[Path], *, group: str | None = None) -> str:
+    """What to do after ``ambi new-category`` (docs/adding-a-category.md shows these lines; a test keeps them equal)."""
+    yaml_dir, data = paths[0].parent, paths[1].parent
+    lines = [
+        f"next: put the images under {data}, edit {paths[1].name}, then run",
+        f"  export AMBI_DATA_DIR={data} AMBI_TASKS_PATH={yaml_dir}   # every ambi command and lmms-eval then know it",
+        f"  ambi eval --model ... --tasks {paths[0].stem}",
+    ]
+    if group:
+        lines.append(f"  ambi eval --model ... --tasks {group}   # the group, the new task in it")
+    return "\n".join(lines)
 
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {

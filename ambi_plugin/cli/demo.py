@@ -3,7 +3,8 @@
 1. builds the embedded synthetic suite (cached after the first run);
 2. writes a tiny RANDOM-WEIGHT Qwen2.5-VL (cached) — it proves the pipeline, not a score;
 3. runs the real ``lmms-eval`` CLI with its own ``qwen2_5_vl`` backend on ``ambi_synth_all``;
-4. reads the results JSON (lmms-eval exits 0 even on failure) and prints every task and metric.
+4. reads the results JSON (lmms-eval exits 0 even on failure) and prints a summary, one row per task and a legend;
+   every metric of every task goes to ``results_table.md`` in the output folder (``ambi results`` prints it too).
 """
 
 from __future__ import annotations
@@ -64,8 +65,6 @@ def offline_env() -> dict[str, str]:
 
 def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
     from ambi_plugin.lmms.cli_run import lmms_eval_argv, run_lmms_eval
-    from ambi_plugin.reports.results import format_results_table, task_metrics
-    from ambi_plugin.runtime.taskindex import index
     from ambi_plugin.synth import DEFAULT_N, ensure_suite
 
     t0 = time.time()
@@ -96,16 +95,39 @@ def run_demo(*, output: Path | None = None, limit: int | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    path = run.results_path
-    import json
-
-    results = json.loads(path.read_text())
-    print("\nambi_synth_all with a tiny RANDOM-WEIGHT model: the numbers show the pipeline works, not a score\n")
-    print(format_results_table(results))
-    expected = set(index()["ambi_synth_all"].members)
-    missing = sorted(expected - set(task_metrics(results)))
-    print(f"\nresults: {path}\ntook {time.time() - t0:.0f} s")
+    text, missing = demo_report(run.results_path, output=output, log_path=log_path)
+    print(text)
+    print(f"took {time.time() - t0:.0f} s")
     if missing:
         print(f"ambi demo: tasks without results: {', '.join(missing)}", file=sys.stderr)
         return 1
     return 0
+
+
+def demo_report(path: Path, *, output: Path, log_path: Path) -> tuple[str, list[str]]:
+    """(what the demo prints after the run, the tasks of ``ambi_synth_all`` without results): a summary first, one
+    row per task, a legend; every metric of every task is written to ``<output>/results_table.md``."""
+    import json
+
+    from ambi_plugin.reports import overview
+    from ambi_plugin.reports.results import task_metrics
+    from ambi_plugin.runtime.taskindex import index
+
+    results = json.loads(Path(path).read_text(encoding="utf-8"))
+    expected = sorted(index()["ambi_synth_all"].members)
+    full = overview.write_full_table(results, Path(output) / "results_table.md")
+    samples = sorted(Path(path).parent.glob(Path(path).name.replace("_results.json", "_samples_*.jsonl")))
+    files = {
+        "results JSON": str(path),
+        "per-item answers": f"{len(samples)} file(s) {Path(path).parent}/*_samples_<task>.jsonl" if samples else "none",
+        "lmms-eval log": str(log_path),
+    }
+    text = "\n".join([
+        "\nambi_synth_all with a tiny RANDOM-WEIGHT model: the numbers show the pipeline works, not a score\n",
+        overview.summary(results, expected=expected, files=files),
+        "",
+        overview.task_rows(results),
+        "\nlegend:\n  " + overview.legend(results).replace("\n", "\n  "),
+        f"\nevery metric of every task: {full} (or `ambi results {output}`)",
+    ])  # fmt: skip
+    return text, sorted(set(expected) - set(task_metrics(results)))

@@ -146,7 +146,8 @@ Written by `ambi_plugin.models.tiny_qwen.make_tiny_qwen2_5_vl` (`ambi make-tiny-
   {vocab_size} ids in total. The Qwen special tokens come first (ids 0..{last_special}); the ids do NOT match
   the real Qwen vocabulary. Input is lower-cased and decoded words are joined by single spaces.
 * The output-head rows of the special tokens are zero, so generation writes words and runs to `max_new_tokens`.
-* Default image size: {min_pixels} to {max_pixels} pixels (`min_pixels`/`max_pixels` in `preprocessor_config.json`).
+* Default image size: {min_pixels} to {max_pixels} pixels (`size` = `shortest_edge` / `longest_edge` in
+  `preprocessor_config.json`, what transformers 5 reads; the older `min_pixels` / `max_pixels` keys are not written).
 
 Use with lmms-eval on CPU:
 
@@ -223,8 +224,9 @@ def make_tiny_qwen2_5_vl(
 
     The result is deterministic for a given ``seed`` and set of arguments. ``vocab_words`` takes the first words of
     :data:`BUILTIN_WORDS`. ``initializer_range`` is the std of the random init (about 0.5 keeps outputs from being
-    constant). ``min_pixels``/``max_pixels`` are the image processor's defaults (lmms-eval overrides them with its
-    own ``min_pixels``/``max_pixels`` model args). Returns the folder. Raises :class:`TinyModelError` for bad
+    constant). ``min_pixels``/``max_pixels`` are the image processor's defaults, written as its ``size``
+    (``shortest_edge`` / ``longest_edge``: transformers 5 deprecates the ``min_pixels`` / ``max_pixels`` keywords);
+    lmms-eval's qwen2_5_vl overrides them with its own ``min_pixels``/``max_pixels`` model args. Returns the folder. Raises :class:`TinyModelError` for bad
     arguments or when ``out_dir`` already holds a model that this function did not write.
     """
     import torch
@@ -313,16 +315,15 @@ def make_tiny_qwen2_5_vl(
         bos_token_id=eot, eos_token_id=[im_end, eot], pad_token_id=eot, do_sample=False
     )
 
+    size = {"shortest_edge": min_pixels, "longest_edge": max_pixels}  # pixels, not sides (Qwen2-VL's meaning)
     image_processor = Qwen2VLImageProcessor(
-        min_pixels=min_pixels,
-        max_pixels=max_pixels,
+        size=dict(size),
         patch_size=patch_size,
         merge_size=merge_size,
         temporal_patch_size=temporal_patch_size,
     )
     video_processor = Qwen2VLVideoProcessor(
-        min_pixels=min_pixels,
-        max_pixels=max_pixels,
+        size=dict(size),
         patch_size=patch_size,
         merge_size=merge_size,
         temporal_patch_size=temporal_patch_size,

@@ -54,22 +54,51 @@ def read_rows(path: str | Path) -> list[dict]:
         return _rows_of(path, path.read_text(encoding="utf-8"))
 
 
+MAX_BAD_LINES = 20  # bad lines named in the error; the rest are counted
+
+
+def _json_error(exc: json.JSONDecodeError) -> str:
+    """Python's message with its column (``exc.msg`` alone is cut: "Unterminated string starting at")."""
+    if exc.msg.endswith(" at"):
+        return f"{exc.msg} column {exc.colno}"
+    return f"{exc.msg} (column {exc.colno})"
+
+
 def _rows_of(path: Path, text: str) -> list[dict]:
+    """Every row, or a :class:`ScoreError` naming every bad line (the first ``MAX_BAD_LINES``, then a count): a
+    file is scored whole or not at all, so a bad line is never an answer silently missing from the scores."""
     if text.lstrip().startswith("["):
         try:
             rows = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ScoreError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            raise ScoreError(
+                f"{path}:{exc.lineno}: not valid JSON: {_json_error(exc)} (a JSON list is read up to its first "
+                "error; fix it, or write one JSON object per line)"
+            ) from None
+        what = "item(s) of the list"
+        bad = [f"{path}: item {k} of the list is a JSON {type(r).__name__}, not an object"
+               for k, r in enumerate(rows, start=1) if not isinstance(r, dict)]  # fmt: skip
     else:
-        rows = []
+        rows, bad, what = [], [], "line(s)"
         for lineno, raw in enumerate(text.splitlines(), start=1):
-            if raw.strip():
-                try:
-                    rows.append(json.loads(raw))
-                except json.JSONDecodeError as exc:
-                    raise ScoreError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-    if not all(isinstance(r, dict) for r in rows):
-        raise ScoreError(f"{path}: expected objects (one answer per record), found {type(rows[0]).__name__}")
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                bad.append(f"{path}:{lineno}: not valid JSON: {_json_error(exc)}")
+                continue
+            if isinstance(row, dict):
+                rows.append(row)
+            else:
+                bad.append(f"{path}:{lineno}: a JSON {type(row).__name__}, not an object")
+    if bad:
+        shown = bad[:MAX_BAD_LINES]
+        more = [f"and {len(bad) - len(shown)} more"] if len(bad) > len(shown) else []
+        raise ScoreError(
+            f"{path}: {len(bad)} bad {what}, nothing scored (each must be one JSON object); fix or delete them "
+            "and run again:\n  " + "\n  ".join(shown + more)
+        )
     return rows
 
 

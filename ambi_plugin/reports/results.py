@@ -29,8 +29,17 @@ def find_results_json(path: Path) -> Path:
     return found[-1]
 
 
-def _fmt(v: float) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
+# Metrics that count items (lmms-eval stores every metric as a float): printed as whole numbers.
+COUNT_METRICS = frozenset({"unparsed", "judge_errors"})
+
+
+def format_value(v: float | None, metric: str | None = None) -> str:
+    """A table cell: ``n/a`` for NaN (or no value), a count as a whole number, anything else to 4 decimals."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if metric in COUNT_METRICS and float(v).is_integer():
+        return str(int(v))
+    return f"{v:.4f}"
 
 
 def format_results_table(results: dict) -> str:
@@ -38,7 +47,7 @@ def format_results_table(results: dict) -> str:
     rows = [("task", "metric", "value")]
     for task, metrics in sorted(task_metrics(results).items()):
         for metric, val in metrics.items():
-            rows.append((task, metric, _fmt(val)))
+            rows.append((task, metric, format_value(val, metric)))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")

@@ -470,7 +470,7 @@ PARSERS = [
 def test_parsers_are_total_on_nasty_inputs():
     rng = random.Random(20240607)
     inputs = [_nasty(rng) for _ in range(250)] + [_BadStr(), "x" * 250_000]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: 46 s of wall time on a loaded 2-core machine, far less CPU
     for text in inputs:
         for parse in PARSERS:
             got = parse(text)
@@ -478,7 +478,7 @@ def test_parsers_are_total_on_nasty_inputs():
             assert not got.reason.startswith("parser_error"), (got, repr(text)[:200])
             assert got.ok or got.value is None
         assert extract_answer_marker(text) is None or isinstance(extract_answer_marker(text), str)
-    assert time.perf_counter() - start < 60  # no catastrophic backtracking
+    assert time.process_time() - start < 60  # no catastrophic backtracking
 
 
 # ----------------------------------------------------------------------------- real option lists (../shared/data)

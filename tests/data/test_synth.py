@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
@@ -399,12 +398,12 @@ def test_ensure_suite_default_root_uses_cache(tmp_path: Path, monkeypatch):
 
 WORKER = textwrap.dedent(
     """
-    import sys, time
+    import os, sys, time
     from pathlib import Path
     sys.path.insert(0, sys.argv[4])
     import ambi_plugin.synth.suite as s
 
-    log, root, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    log, root, ready = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     original = s.build_suite
 
     def counted(*args, **kwargs):
@@ -414,7 +413,13 @@ WORKER = textwrap.dedent(
         return original(*args, **kwargs)
 
     s.build_suite = counted
-    while time.time() < start:
+    # both workers start building together, however long each took to import: each says it is ready and waits
+    # for the other (a start time on the clock let a slow import miss the race on a busy machine)
+    (ready / str(os.getpid())).touch()
+    deadline = time.monotonic() + 300
+    while len(list(ready.iterdir())) < 2:
+        if time.monotonic() > deadline:
+            sys.exit("the other worker never became ready")
         time.sleep(0.005)
     print(s.ensure_suite(seed=0, n=1, root=Path(root)))
     """
@@ -425,11 +430,12 @@ def test_ensure_suite_concurrent_builds_once(tmp_path: Path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     log, root = tmp_path / "builds.log", tmp_path / "cache" / "suite"
-    start = time.time() + 4.0
+    ready = tmp_path / "ready"
+    ready.mkdir()
     env = dict(os.environ, AMBI_CACHE=str(tmp_path / "cache"))
     procs = [
         subprocess.Popen(
-            [sys.executable, str(script), str(log), str(root), str(start), str(REPO)],
+            [sys.executable, str(script), str(log), str(root), str(ready), str(REPO)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -437,7 +443,7 @@ def test_ensure_suite_concurrent_builds_once(tmp_path: Path):
         )
         for _ in range(2)
     ]
-    outs = [p.communicate(timeout=180) for p in procs]
+    outs = [p.communicate(timeout=600) for p in procs]
     for p, (out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err
         assert Path(out.strip()) == root.resolve()

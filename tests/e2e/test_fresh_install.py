@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.fresh_install, pytest.mark.e2e]
+pytestmark = [pytest.mark.fresh_install, pytest.mark.e2e, pytest.mark.time_limit(3 * 3600)]  # pip: up to 50 min
 
 REPO = Path(__file__).resolve().parents[2]
 EXTRAS = "lmms,judge"  # what `ambi demo` needs: the harness, pyllusion, the offline judge's model

@@ -208,3 +208,43 @@ def test_scaffolded_category_derives_metrics_and_joins_a_group(tmp_path, lmms_ev
         "ambibench_swans_open" in members["ambibench_hybrid"] and "ambibench_swans_open" not in members["ambibench_all"]
     )
     assert task_metrics(results)["ambibench_swans_open"]["acc"] == 1.0
+
+
+def _code_blocks(text: str) -> list[str]:
+    """The indented code blocks of a Markdown section (a list item's blocks included), dedented, in order."""
+    import textwrap
+
+    blocks, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("    ") or (current and not line.strip()):
+            current.append(line)
+            continue
+        if current:
+            blocks.append(textwrap.dedent("\n".join(current).rstrip("\n")))
+            current = []
+    return blocks
+
+
+def test_the_doc_shows_what_the_scaffold_writes(tmp_path, offline_env):
+    """docs/adding-a-category.md: its command is run as shown; the YAML, the record and the next steps it shows
+    are exactly what the scaffold writes and prints."""
+    import shlex
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "adding-a-category.md").read_text(encoding="utf-8")
+    scaffold = doc[doc.index("## Scaffold it") : doc.index("## Run it")]
+    run_it = doc[doc.index("## Run it") : doc.index("## What makes it work")]
+    command, yaml_shown, record_shown = _code_blocks(scaffold)
+    (next_shown,) = _code_blocks(run_it)
+    argv = shlex.split(command.replace("\\\n", " "))
+    assert argv[:2] == ["ambi", "new-category"]
+    proc = subprocess.run([sys.executable, "-m", "ambi_plugin.cli", *argv[1:]], env=offline_env, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (yaml_path,) = (tmp_path / "my_tasks").glob("*.yaml")
+    assert yaml_path.name == "ambibench_ducks_open.yaml" and f"`my_tasks/{yaml_path.name}`" in scaffold
+    assert yaml_shown + "\n" == yaml_path.read_text(encoding="utf-8")
+    written = (tmp_path / "my_records" / "ducks.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(written) == 1 and json.loads(record_shown.replace("\n", "")) == json.loads(written[0])
+    printed = proc.stdout[proc.stdout.index("next:") :].rstrip("\n")
+    assert next_shown == printed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -32,7 +31,7 @@ def test_request_shape_and_verdict(serve, llm_judge):
         Reply(status=500, text="boom"),
         Reply(status=503),
         Reply(status=429, headers={"Retry-After": "0"}),
-        Reply(text="1", delay=1.0),  # longer than the client's timeout
+        Reply(text="1", delay=30.0),  # far longer than the client's timeout: a timeout on any machine
         Reply(body=b"{not json"),
     ],
     ids=["500", "503", "429", "timeout", "malformed"],
@@ -42,7 +41,9 @@ def test_transient_failures_are_retried(serve, llm_judge, failure):
         return failure if n <= 2 else "1"
 
     srv = serve(responder)
-    judge = llm_judge(srv, timeout=0.3, retries=3)
+    # a reply that comes has 5 s to come (a loaded machine answers loopback in far less); only the stalled one of
+    # the timeout case waits for the 2 s timeout (a 0.3 s timeout let a slow good reply count as a timeout)
+    judge = llm_judge(srv, timeout=2.0 if failure.delay else 5.0, retries=3)
     v = judge.correct_true_false(Q, "True", "True", rounds=1)
     assert v.value is True and not v.error
     assert srv.requests == 3
@@ -105,7 +106,17 @@ def test_mcq_match(serve, llm_judge):
 
 
 def test_concurrency_is_bounded(serve, llm_judge):
-    srv = serve(lambda prompt, n, payload: "True", latency=0.15)
+    # the first 4 requests are held until all 4 are in flight: the bound is reached on a busy machine too (with a
+    # fixed latency, slow client threads could leave fewer than 4 overlapping), and a 5th request would arrive
+    # while they are held if the bound let it
+    held = threading.Barrier(4, timeout=120)
+
+    def responder(prompt, n, payload):
+        if srv.requests <= 4:
+            held.wait()
+        return "True"
+
+    srv = serve(responder, latency=0.05)
     judge = llm_judge(srv, max_concurrency=4)
     with ThreadPoolExecutor(16) as pool:
         verdicts = list(pool.map(lambda i: judge.set_match([f"thing{i}"], [f"thing{i}"]), range(16)))
@@ -194,10 +205,10 @@ def test_thread_safety_under_load(serve, llm_judge):
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(200)]
-    t0 = time.time()
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
-    assert not errors and time.time() - t0 < 60
+        t.join(timeout=600)  # a hang fails here, named; no wall-clock bound on a busy machine
+    assert not [t for t in threads if t.is_alive()], "judge threads still running after 600 s"
+    assert not errors
     assert srv.requests == 10  # 10 distinct prompts, each asked once

@@ -270,3 +270,42 @@ def test_duplicate_answer_ids_keep_the_first_answer_and_warn(tmp_path, capsys, l
     assert expected in captured.out and f"ambi score: {expected}" in captured.err
     values = next(iter(score_answers(task, path, progress=False).values.values()))
     assert values["acc"] == 1.0
+
+
+def test_every_bad_line_is_named_with_line_and_column_and_nothing_is_scored(tmp_path, capsys):
+    from ambi_plugin.data.replayfiles import write_reference_predictions
+    from ambi_plugin.reports.answers import MAX_BAD_LINES
+
+    task = "ambi_synth_geometric_tf"
+    good = tmp_path / "gold.jsonl"
+    write_reference_predictions(good, tasks=task, mode="gold")
+    lines = good.read_text().splitlines()
+    quote = lines[1].index('"id": "') + 6
+    lines[1] = lines[1][: quote + 3]  # cut inside a string: Python's message alone is "Unterminated string starting at"
+    lines[3] = '{"id": "x" "response": "True"}'
+    lines[4] = "[1, 2]"  # JSON, not an object
+    path = tmp_path / "answers.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["score", "--task", task, "--answers", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # no scores from a file read in part
+    assert f"{path}: 3 bad line(s), nothing scored" in err
+    assert f"{path}:2: not valid JSON: Unterminated string starting at column {quote + 1}" in err
+    assert f"{path}:4: not valid JSON: Expecting ',' delimiter (column 12)" in err
+    assert f"{path}:5: a JSON list, not an object" in err
+    # many bad lines: the first MAX_BAD_LINES named, the rest counted
+    many = tmp_path / "many.jsonl"
+    many.write_text("\n".join([lines[0]] + ["{oops"] * (MAX_BAD_LINES + 5)) + "\n")
+    assert main(["score", "--task", task, "--answers", str(many)]) == 2
+    out, err = capsys.readouterr()
+    named = re.findall(rf"{re.escape(str(many))}:(\d+): not valid JSON: Expecting property name enclosed in double "
+                       r"quotes \(column 2\)", err)  # fmt: skip
+    assert named == [str(n) for n in range(2, MAX_BAD_LINES + 2)] and "and 5 more" in err and out == ""
+    # a JSON list stops at its first error: its line and column, and how to get every bad row named
+    listed = tmp_path / "answers.json"
+    listed.write_text('[{"id": "a", "response": "True"},\n {"id": "b" "response": "True"}]')
+    assert main(["score", "--task", task, "--answers", str(listed)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"{listed}:2: not valid JSON: Expecting ',' delimiter (column 13)" in err and "one JSON object per line" in err
+    )

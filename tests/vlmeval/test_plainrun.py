@@ -15,7 +15,7 @@ import pytest
 from vlmeval_run import prediction_table, vlmeval_scores
 
 from ambi_plugin.data.replayfiles import write_reference_predictions
-from ambi_plugin.vlmeval.plainrun import PTH_LINE, PTH_NAME, run_py_args
+from ambi_plugin.vlmeval.plainrun import PTH_LINE, PTH_NAME, PTH_TRIGGER, run_py_args
 
 pytestmark = pytest.mark.e2e
 
@@ -142,3 +142,83 @@ def test_run_py_is_recognised_as_the_program():
     assert run_py_args(["python", "-m", "ambi_plugin.vlmeval", "--data", "x"]) is None
     assert run_py_args(["python", "-c", "import vlmeval", "run.py"]) is None
     assert run_py_args(["python", "train.py", "run.py"]) is None
+    # `python -m vlmeval` (its __main__ runs run.py's main) and options joined as Python allows
+    assert run_py_args(["python", "-m", "vlmeval", "--data", "x"]) == ["--data", "x"]
+    assert run_py_args(["python", "-mvlmeval.run", "--data", "x"]) == ["--data", "x"]
+    assert run_py_args(["python", "-Bm", "vlmeval", "--data", "x"]) == ["--data", "x"]
+    assert run_py_args(["python", "-Wignore", "-Xdev", "-mvlmeval"]) == []
+    assert run_py_args(["python", "-m", "vlmeval.tools", "run.py"]) is None
+    assert run_py_args(["python", "-Bc", "pass", "run.py"]) is None
+    assert run_py_args(["python", "--check-hash-based-pycs", "never", "--", "run.py", "a"]) == ["a"]
+
+
+def _trigger(argv: list[str], orig_argv: list[str]) -> bool:
+    """The ``.pth`` line's decision, evaluated as Python evaluates it at start-up (``sys.argv`` then is
+    ``['-m', <args>]`` while a ``-m`` module is looked for, ``['-c', <args>]`` for ``-c``, else the script's)."""
+    return bool(eval(PTH_TRIGGER, {"sys": type("Sys", (), {"argv": argv, "orig_argv": orig_argv})}))
+
+
+def test_the_start_up_trigger_looks_at_the_program_only(tmp_path):
+    theirs = tmp_path / "VLMEvalKit" / "run.py"
+    theirs.parent.mkdir()
+    theirs.write_text("from vlmeval.config import supported_VLM\n")
+    other = tmp_path / "tool" / "run.py"  # somebody else's run.py
+    other.parent.mkdir()
+    other.write_text("print('hello')\n")
+    py = sys.executable
+    assert _trigger(["-m", "--data", "x"], [py, "-m", "vlmeval.run", "--data", "x"])
+    assert _trigger(["-m", "--data", "x"], [py, "-m", "vlmeval", "--data", "x"])
+    assert _trigger(["-m", "--data", "x"], [py, "-mvlmeval.run", "--data", "x"])
+    assert _trigger(["-m"], [py, "-X", "dev", "-Bmvlmeval"])
+    assert _trigger([str(theirs), "--data", "x"], [py, "-u", str(theirs), "--data", "x"])
+    # an argument that ends in run.py or names vlmeval is another program's argument
+    assert not _trigger(["-c", "x_run.py"], [py, "-c", "pass", "x_run.py"])
+    assert not _trigger(["-c", str(theirs)], [py, "-c", "pass", str(theirs)])
+    assert not _trigger(["train.py", str(theirs), "vlmeval.run"], [py, "train.py", str(theirs), "vlmeval.run"])
+    assert not _trigger(["-m", "run.py", "vlmeval"], [py, "-m", "pytest", "run.py", "vlmeval"])
+    assert not _trigger(["-m", "x"], [py, "-m", "vlmeval.tools", "x"])
+    assert not _trigger([str(other)], [py, str(other)])  # a run.py that is not VLMEvalKit's
+    assert not _trigger([str(tmp_path / "gone" / "run.py")], [py, str(tmp_path / "gone" / "run.py")])  # no raise
+    assert not _trigger([""], [py]) and not _trigger([""], [])
+
+
+# Prints the modules of ours that are loaded once the program starts.
+OURS = "import json, sys; print('OURS=' + json.dumps(sorted(m for m in sys.modules if m.startswith('ambi_plugin'))))"
+
+
+def _ours_at_start(env: dict, *cmd: str, cwd: Path) -> list[str]:
+    proc = subprocess.run([sys.executable, *cmd], env=env, capture_output=True, text=True, timeout=120, cwd=cwd)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("OURS=")]
+    assert proc.returncode == 0 and line, proc.stderr[-3000:]
+    return json.loads(line[0][len("OURS=") :])
+
+
+def test_other_programs_import_nothing_of_ours_at_start_up(tmp_path, hooked_env):
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "run.py").write_text(OURS + "\n")  # a run.py that is not VLMEvalKit's
+    (tmp_path / "x_run.py").write_text(OURS + "\n")
+    (tmp_path / "vk").mkdir()
+    (tmp_path / "vk" / "run.py").write_text(OURS + "  # vlmeval's run.py, as far as the trigger can tell\n")
+    assert _ours_at_start(hooked_env, "-c", OURS, "x_run.py", cwd=tmp_path) == []
+    assert _ours_at_start(hooked_env, "-c", OURS, "vk/run.py", "vlmeval.run", cwd=tmp_path) == []
+    assert _ours_at_start(hooked_env, "x_run.py", "vk/run.py", cwd=tmp_path) == []
+    assert _ours_at_start(hooked_env, "tool/run.py", "--data", "ambi_synth_all", cwd=tmp_path) == []
+    # the hook is live in this environment: VLMEvalKit's run.py loads it (and only the hook, until vlmeval loads)
+    assert "ambi_plugin.vlmeval.plainrun" in _ours_at_start(hooked_env, "vk/run.py", cwd=tmp_path)
+
+
+@pytest.mark.parametrize("launcher", [("-m", "vlmeval"), ("-mvlmeval.run",)], ids=["m-vlmeval", "mvlmeval.run"])
+def test_python_m_vlmeval_runs_our_task_with_the_hook(tmp_path, hooked_env, launcher):
+    """``python -m vlmeval`` (its ``__main__`` runs run.py's main) and ``-mvlmeval.run`` are VLMEvalKit's run.py:
+    the hook registers our task and the real run scores it."""
+    answers = tmp_path / "gold.jsonl"
+    write_reference_predictions(answers, tasks="ambi_synth_geometric_tf", mode="gold")
+    work = tmp_path / "work"
+    cmd = [sys.executable, *launcher, "--data", "ambi_synth_geometric_tf", "--model", "ambi_replay",
+           "--work-dir", str(work)]  # fmt: skip
+    proc = subprocess.run(cmd, env={**hooked_env, "AMBI_REPLAY_PREDICTIONS": str(answers)}, capture_output=True,
+                          text=True, timeout=900, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0 and "is not valid, will be skipped" not in proc.stdout + proc.stderr, proc.stderr
+    assert "ambi-plugin (run.py): prediction files in json" in proc.stderr
+    scores = vlmeval_scores(work)
+    assert list(scores) == ["ambi_synth_geometric_tf"] and scores["ambi_synth_geometric_tf"]["acc"] == 1.0
