@@ -23,7 +23,7 @@ LEGEND: dict[str, str] = {
     "human_like_rate": "share of the illusion items answered as humans perceive them",
     "no_illusion_rate": "share of the illusion items answered by the pixel values",
     "na_rate": "share of the illusion items whose answer matches neither the human nor the pixel answer, "
-    "unreadable answers included (the three rates sum to 1; RCID's N/A, not a missing value)",
+    "unreadable answers included (the three rates sum to 1; the paper's N/A, not a missing value)",
     "control_acc": "accuracy on the control items (no illusion)",
     "unparsed_rate": "share of the answers no parser could read",
     "unparsed": "number of answers no parser could read (their ids and texts: `ambi results`)",
