@@ -25,6 +25,10 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
      or (``AMBI_SKIP_MISSING=1``) its tasks run on zero rows with NaN and the reason.
    * ``TaskManager._get_config`` adds to a group of ours the tasks that declare ``metadata.join_groups``
      (:mod:`ambi_plugin.lmms.category_hooks`, which also derives a new category's metrics after ``download``).
+   * ``TaskManager.match_tasks`` also stops a requested name that looks like ours and matches nothing, with "did you
+     mean" and exit 2 (:mod:`ambi_plugin.lmms.tasknames`).
+   * ``ResponseCache.create`` and ``evaluator.simple_evaluate``: secrets kept out of the response cache's model
+     fingerprint, and the CPU check before the model is created (:mod:`ambi_plugin.lmms.run_guards`).
    * ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``build_all_requests``: a task of ours whose release has
      no rows runs on zero rows, makes no request and reports NaN (:mod:`ambi_plugin.data.sources`).
 

@@ -165,13 +165,13 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
     try:
         return _run_eval(list(argv), echo, notes)
     except KeyboardInterrupt:
-        echo(f"ambi eval: interrupted (Ctrl-C){_after_stop(notes)}")
+        echo(f"\nambi eval: interrupted (Ctrl-C){_after_stop(notes)}")  # below a progress bar's line
         return 130
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
         if code <= 128:
             raise
-        echo(f"ambi eval: stopped by {_signal_name(code)} (exit code {code}){_after_stop(notes)}")
+        echo(f"\nambi eval: stopped by {_signal_name(code)} (exit code {code}){_after_stop(notes)}")
         return code
     finally:
         if previous is not None:
