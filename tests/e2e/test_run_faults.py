@@ -82,24 +82,26 @@ def test_runs_in_the_same_second_keep_their_own_results_and_no_file_holds_the_ke
     out = tmp_path / "out"
     args = ["--model", "ambi_replay", "--model_args", f"predictions={gold},api_key={TOKEN}", "--tasks", TASK,
             "--batch_size", "1", "--log_samples", "--limit", "1", "--output_path", str(out)]  # fmt: skip
-    claimed = {}
-    for _ in range(2):
-        proc = _ambi("eval", *args, env=env)
+    runs = [_ambi("eval", *args, env=env) for _ in range(2)]
+    for proc in runs:
         assert proc.returncode == 0, proc.stderr[-3000:]
+    written = sorted(out.rglob("*_results.json"))
+    assert len(written) == 2, written  # neither run overwrote the other's file
+    claimed = {}
+    for proc in runs:
         run_id, run_dir = re.search(r"^ambi eval: run (\S+) writes below (\S+)$", proc.stderr, re.M).groups()
         assert Path(run_dir) == out / run_id and run_id != env["AMBI_RUN_ID"]
         path = Path(re.search(r"^ambi eval: results of 1 requested task\(s\) in (\S+)$", proc.stderr, re.M)[1])
-        assert path.name == "20990101_000000_results.json" and path.is_relative_to(out / run_id)
+        assert path.name == "20990101_000000_results.json" and path.is_relative_to(out / run_id)  # the same second
         claimed[run_id] = path
-    assert len(claimed) == 2 and len(set(claimed.values())) == 2
-    assert sorted(out.rglob("*_results.json")) == sorted(claimed.values())  # neither overwrote the other
+    assert sorted(claimed.values()) == written
     for run_id, path in claimed.items():
         results = json.loads(path.read_text())
         assert results["ambi_plugin"]["run_id"] == run_id  # the new run's id, not the inherited one
         assert results["results"][TASK]["acc,none"] == 1.0
-    written = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert any(p.name == "cache.db" for p in written) and any(p.name == "rank_0.db" for p in written)
-    leaks = [str(p) for p in written if TOKEN.encode() in p.read_bytes()]
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "cache.db" for p in files) and any(p.name == "rank_0.db" for p in files)
+    leaks = [str(p) for p in files if TOKEN.encode() in p.read_bytes()]
     assert not leaks, f"the planted key is in {leaks}"
 
 

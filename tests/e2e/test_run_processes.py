@@ -49,7 +49,7 @@ def _wait_gone(pid: int, timeout: float = 30) -> bool:
 
 # In the lmms-eval process of a run (only it has AMBI_RUN_ID), as it ends, so after the run's snapshot: another
 # run's results JSON (its own run id) appears in this run's own folder, and one of a run that carries no id (no
-# ambi_plugin section) in the shared output folder, as runs writing at the same time would leave them.
+# ambi_plugin section) in the output folder both runs were given, as runs writing at the same time would leave them.
 FOREIGN_RESULTS = """
 import atexit, json, os, sys
 from pathlib import Path
@@ -63,8 +63,9 @@ def _write_foreign_results():
     (run_dir / "someone").mkdir(parents=True, exist_ok=True)
     with_id = {**theirs, "ambi_plugin": {"run_id": "20990101-000000-0123abcd"}}
     (run_dir / "someone" / "20990101_000000_results.json").write_text(json.dumps(with_id))
-    (run_dir.parent / "someone-else").mkdir(parents=True, exist_ok=True)
-    (run_dir.parent / "someone-else" / "20990101_000001_results.json").write_text(json.dumps(theirs))
+    shared = Path(os.environ["FOREIGN_OUTPUT"])  # the --output_path both runs were given
+    (shared / "someone-else").mkdir(parents=True, exist_ok=True)
+    (shared / "someone-else" / "20990101_000001_results.json").write_text(json.dumps(theirs))
 
 
 atexit.register(_write_foreign_results)
@@ -78,19 +79,19 @@ def test_a_failed_run_never_claims_another_runs_results(tmp_path, offline_env):
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(FOREIGN_RESULTS)
     theirs = {"results": {TASK: {"alias": TASK, "acc,none": 1.0}}, "configs": {TASK: {"task": TASK}}}
-    env = {**offline_env, "FOREIGN_RESULTS": json.dumps(theirs),
+    out = tmp_path / "out"
+    env = {**offline_env, "FOREIGN_RESULTS": json.dumps(theirs), "FOREIGN_OUTPUT": str(out),
            "PYTHONPATH": os.pathsep.join(p for p in (str(hook), offline_env.get("PYTHONPATH")) if p)}  # fmt: skip
     none = tmp_path / "none.jsonl"  # no answers at all: the run fails
     none.write_text("")
-    out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, "-m", "ambi_plugin.cli", "eval", *replay_args(none, TASK), "--limit", "2",
          "--output_path", str(out)],  # fmt: skip
         env=env, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
-    assert len(list(out.rglob("*_results.json"))) == 2  # both were written during the run
     assert proc.returncode != 0, proc.stderr[-3000:]
     assert "the run failed" in proc.stderr and "someone" not in proc.stderr
+    assert len(list(out.rglob("*_results.json"))) == 2  # both were written during the run
 
 
 def test_signals_end_a_run_with_one_line_and_leave_no_orphan(tmp_path, offline_env):
