@@ -53,8 +53,8 @@ def lmms_eval(offline_env):
     """Run the real lmms-eval CLI; fail the test with its output when it wrote no results JSON."""
     from ambi_plugin.lmms.cli_run import run_lmms_eval
 
-    def run(args, output, *, env=None, timeout=1200, expect_results=True):
-        result = run_lmms_eval(args, output=output, env={**offline_env, **(env or {})}, timeout=timeout)
+    def run(args, output, *, env=None, timeout=1200, expect_results=True, run_id=None):
+        result = run_lmms_eval(args, output=output, env={**offline_env, **(env or {})}, timeout=timeout, run_id=run_id)
         if expect_results and result.results is None:
             pytest.fail(f"lmms-eval wrote no results JSON\n{result.tail()}")
         return result

@@ -33,6 +33,8 @@ class LmmsRun:
     results_path: Path | None = None
     results: dict | None = None
     samples: dict[str, Path] = field(default_factory=dict)  # task -> its --log_samples file
+    run_id: str = ""  # this run's id (AMBI_RUN_ID in its environment, ambi_plugin.run_id in its results JSON)
+    run_dir: Path | None = None  # <output>/<run id>: lmms-eval's --output_path for this run
 
     def tail(self, n: int = 4000) -> str:
         return f"rc={self.returncode}\n{self.stdout[-n:]}\n{self.stderr[-n:]}"
@@ -116,17 +118,47 @@ def run_child(
     return proc.returncode, out or "", err or ""
 
 
-def _own_results(path: Path, run_id: str) -> bool:
-    """A results JSON this run wrote: its ``ambi_plugin.run_id`` is ours, or it has no ambi_plugin section (a run of
-    no task of ours, which carries no id) and appeared during the run."""
+def new_run_id() -> str:
+    """A run's id: when it started (so run folders sort by time) and 8 random hex digits, e.g.
+    ``20260101-120000-1a2b3c4d``. It names the run's own output folder and is written into its results JSON."""
+    import time
+    import uuid
+
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+
+
+def child_env(env: dict | None, run_id: str) -> dict:
+    """The child's environment: ``env`` (default ours) with THIS run's id, whatever ``AMBI_RUN_ID`` it held (a
+    wrapper script may export one; an inherited id would make the child write another run's id)."""
+    return {**(os.environ if env is None else env), RUN_ID_ENV: run_id}
+
+
+def owns_results(path: Path, run_id: str, run_dir: Path) -> bool:
+    """A results JSON is this run's only by what every run has: it lies in the run's own folder (named by its id,
+    created for it) and, when it has an ``ambi_plugin`` section, that section carries this run's id. A file elsewhere,
+    a section with another id or with none, or an unreadable file is never ours (not ours by the absence of an id)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        Path(path).resolve().relative_to(Path(run_dir).resolve())
+    except ValueError:
+        return False
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    section = data.get("ambi_plugin") if isinstance(data, dict) else None
-    if isinstance(section, dict) and "run_id" in section:
-        return section["run_id"] == run_id
-    return True
+    if not isinstance(data, dict):
+        return False
+    section = data.get("ambi_plugin")
+    if section is None:
+        return True  # a run of no task of ours carries no id: it is ours by the folder only this run writes to
+    return isinstance(section, dict) and section.get("run_id") == run_id
+
+
+def claim_results(run_dir: Path, run_id: str, before: dict[Path, int]) -> list[Path]:
+    """The results JSONs this run wrote: below ``run_dir``, new or changed since ``before`` (the snapshot taken
+    before the run started), and owned (:func:`owns_results`)."""
+    return [
+        p for p, mtime in _results_files(run_dir).items() if before.get(p) != mtime and owns_results(p, run_id, run_dir)
+    ]
 
 
 def run_lmms_eval(
@@ -137,26 +169,28 @@ def run_lmms_eval(
     timeout: float | None = 1200,
     capture: bool = True,
     log: Path | None = None,
+    run_id: str | None = None,
 ) -> LmmsRun:
-    """Run ``lmms-eval <args> --output_path <output>``; ``results`` is None when this run wrote none.
+    """Run ``lmms-eval <args>`` into its own folder ``<output>/<run id>``; ``results`` is None when it wrote none.
 
-    A results JSON already below ``output`` before the run never counts, nor one another run wrote meanwhile
-    (each run carries its own id). ``capture=False`` lets the run's output go to the terminal as it comes
-    (``stdout`` / ``stderr`` are then empty), or its stdout to the file ``log`` with secrets masked.
+    Each run writes below its own folder, named by its id (:func:`new_run_id`, or ``run_id``), so runs started at
+    once into one ``output`` never overwrite each other (lmms-eval names its results file by the second), and a run
+    claims only a results JSON it wrote there (:func:`owns_results`). ``capture=False`` lets the run's output go to
+    the terminal as it comes (``stdout`` / ``stderr`` are then empty), or its stdout to the file ``log`` with
+    secrets masked.
     """
-    import uuid
-
-    before = _results_files(output)
-    run_id = uuid.uuid4().hex
-    env = {**(os.environ if env is None else env), RUN_ID_ENV: run_id}
-    cmd = [*lmms_eval_argv(), *args, "--output_path", str(output)]
-    run = LmmsRun(*run_child(cmd, env=env, timeout=timeout, log=log, capture=capture))
-    new = [p for p, mtime in _results_files(output).items() if before.get(p) != mtime and _own_results(p, run_id)]
+    run_id = run_id or new_run_id()
+    run_dir = Path(output) / run_id
+    before = _results_files(run_dir)
+    cmd = [*lmms_eval_argv(), *args, "--output_path", str(run_dir)]
+    run = LmmsRun(*run_child(cmd, env=child_env(env, run_id), timeout=timeout, log=log, capture=capture))
+    run.run_id, run.run_dir = run_id, run_dir
+    new = claim_results(run_dir, run_id, before)
     if not new:
         return run
     run.results_path = find_results_json(max(new, key=lambda p: p.stat().st_mtime_ns))
     run.results = json.loads(run.results_path.read_text())
-    for path in Path(output).rglob("*_samples_*.jsonl"):
+    for path in run_dir.rglob("*_samples_*.jsonl"):
         run.samples[path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]] = path
     return run
 

@@ -25,6 +25,10 @@ builds its ``TaskManager``. Our entry point (:func:`lmms_eval_entry_point`) ther
      or (``AMBI_SKIP_MISSING=1``) its tasks run on zero rows with NaN and the reason.
    * ``TaskManager._get_config`` adds to a group of ours the tasks that declare ``metadata.join_groups``
      (:mod:`ambi_plugin.lmms.category_hooks`, which also derives a new category's metrics after ``download``).
+   * ``TaskManager.match_tasks`` also stops a requested name that looks like ours and matches nothing, with "did you
+     mean" and exit 2 (:mod:`ambi_plugin.lmms.tasknames`).
+   * ``ResponseCache.create`` and ``evaluator.simple_evaluate``: secrets kept out of the response cache's model
+     fingerprint, and the CPU check before the model is created (:mod:`ambi_plugin.lmms.run_guards`).
    * ``ConfigurableTask.doc_to_text`` / ``doc_to_target`` / ``build_all_requests``: a task of ours whose release has
      no rows runs on zero rows, makes no request and reports NaN (:mod:`ambi_plugin.data.sources`).
 
@@ -114,6 +118,7 @@ def _patch_task_manager() -> None:
 
     @functools.wraps(original)
     def initialize_tasks(self, *args, **kwargs):
+        _late_patches()
         try:
             bound = signature.bind(self, *args, **kwargs)
         except TypeError:  # lmms-eval's own error for a wrong call
@@ -123,6 +128,16 @@ def _patch_task_manager() -> None:
 
     setattr(initialize_tasks, _MARK, True)
     TaskManager.initialize_tasks = initialize_tasks
+
+
+def _late_patches() -> None:
+    """What cannot be wrapped while lmms-eval imports the module that loads our entry point (its evaluator)."""
+    try:
+        from ambi_plugin.lmms.run_guards import patch_device_check
+
+        patch_device_check()
+    except Exception as exc:  # noqa: BLE001 - a hook must not break lmms-eval's task index
+        log.warning("ambi-plugin: could not install the CPU check (%s: %s)", type(exc).__name__, exc)
 
 
 def _patch_match_tasks() -> None:
@@ -138,6 +153,7 @@ def _patch_match_tasks() -> None:
     @functools.wraps(original)
     def match_tasks(self, *args, **kwargs):
         names = original(self, *args, **kwargs)
+        _stop_on_unknown_names_like_ours(self, args[0] if args else kwargs.get("task_list"), names)
         try:
             key = tuple(n for n in names if isinstance(n, str))
         except TypeError:
@@ -152,6 +168,24 @@ def _patch_match_tasks() -> None:
 
     setattr(match_tasks, _MARK, True)
     TaskManager.match_tasks = match_tasks
+
+
+def _stop_on_unknown_names_like_ours(manager, requested, matched) -> None:
+    """A requested name that looks like ours (``ambi...``) and matched nothing stops the run with "did you mean" and
+    exit code 2 (lmms-eval alone prints a traceback and exits 0); any other name is left to lmms-eval."""
+    from ambi_plugin.lmms.tasknames import looks_like_ours, unknown_task_message
+
+    if not isinstance(requested, (list, tuple)):
+        return
+    try:
+        found = set(matched)
+    except TypeError:
+        return
+    for name in requested:
+        if looks_like_ours(name) and name not in found:
+            known = [n for n in (getattr(manager, "all_tasks", None) or []) if isinstance(n, str)]
+            print(f"ambi-plugin: {unknown_task_message(name, known)}", file=sys.stderr, flush=True)
+            raise SystemExit(2)
 
 
 RESUME_CHUNK_ENV = "AMBI_RESUME_CHUNK"
@@ -299,6 +333,10 @@ WRAPPED_METHODS = (
     "lmms_eval.tasks.TaskManager.match_tasks",
     # answers stored chunk by chunk when $AMBI_RESUME_CHUNK is set (ambi eval): a kill loses at most one chunk
     "lmms_eval.caching.response_cache.ResponseCache.execute",
+    # the model fingerprint stored in the response cache with secret values written *** (lmms/run_guards.py)
+    "lmms_eval.caching.response_cache.ResponseCache.create",
+    # no CUDA and a backend that will need it: one line with the CPU arguments, before the model is created
+    "lmms_eval.evaluator.simple_evaluate",
     "lmms_eval.api.task.ConfigurableTask.download",
     "lmms_eval.api.task.ConfigurableTask.process_results",
     "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated",
@@ -309,6 +347,13 @@ WRAPPED_METHODS = (
     "lmms_eval.api.task.ConfigurableTask.doc_to_target",
     "lmms_eval.api.task.ConfigurableTask.build_all_requests",
 )
+
+
+def _guard_patches() -> tuple:
+    """Secrets kept out of the response cache, the CPU check, a quiet Ctrl-C under ambi eval (:mod:`.run_guards`)."""
+    from ambi_plugin.lmms.run_guards import patch_device_check, patch_response_cache_fingerprint, quiet_interrupt
+
+    return (patch_response_cache_fingerprint, patch_device_check, quiet_interrupt)
 
 
 def _category_patches() -> tuple:
@@ -338,7 +383,7 @@ def install_hooks() -> bool:
         _patch_results_writer,
         _patch_no_records,
     )
-    for patch in (*patches, *_category_patches()):
+    for patch in (*patches, *_guard_patches(), *_category_patches()):
         try:
             patch()
         except Exception as exc:  # noqa: BLE001 - an entry point must never raise

@@ -8,14 +8,13 @@ arguments are lmms-eval's own, passed through unchanged (see :func:`ambi_plugin.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import math
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ambi_plugin.lmms.cli_run import run_lmms_eval
+from ambi_plugin.lmms.cli_run import new_run_id, run_lmms_eval
+from ambi_plugin.lmms.run_guards import EVAL_ENV
 
 FAILED_RUN = 1
 RESUME_CHUNK = 16  # requests per model call while the response cache is on: what a kill can cost at most
@@ -80,19 +79,16 @@ def tasks_without_results(results: dict, requested: Sequence[str]) -> list[str]:
 
 
 def default_output() -> Path:
+    """Where ``ambi eval`` writes without ``--output_path``: one folder in the cache, each run in its own subfolder."""
     from ambi_plugin.paths import cache_dir
 
-    return cache_dir() / "eval" / time.strftime("%Y%m%d-%H%M%S")
+    return cache_dir() / "eval"
 
 
-def default_response_cache(given_output: str | None) -> Path:
-    """Where ``ambi eval`` keeps lmms-eval's response cache: under ``--output_path``, else one shared folder (the
-    default output folder is new for every run, and a rerun must find the answers of the run that crashed)."""
-    from ambi_plugin.paths import cache_dir
-
-    if given_output:
-        return Path(given_output).expanduser() / "response-cache"
-    return cache_dir() / "eval" / "response-cache"
+def default_response_cache(output: Path) -> Path:
+    """Where ``ambi eval`` keeps lmms-eval's response cache: beside the runs' folders in ``output`` (each run has its
+    own folder, and a rerun must find the answers of the run that crashed)."""
+    return Path(output) / "response-cache"
 
 
 def resume_id(argv: Sequence[str], output: Path) -> str:
@@ -139,26 +135,66 @@ def argument_problem(argv: Sequence[str]) -> str | None:
                     f"--model_args item {item!r} has no '=': every item is KEY=VALUE, separated by commas "
                     f"(e.g. predictions={item} for ambi_replay, pretrained={item} for a model folder)"
                 )
-    from ambi_plugin.runtime.taskindex import index
+    from ambi_plugin.lmms.tasknames import first_unknown, known_names
 
-    ours = list(index())
-    for name in requested_tasks(argv):
-        if any(c in name for c in "*?[") or name in ours or not name.startswith(("ambi", "AMBI")):
-            continue
-        close = difflib.get_close_matches(name, ours, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; list them with: ambi tasks"
-        return f"unknown task {name!r}{hint}"
-    return None
+    # names that look like ours: ours, $AMBI_TASKS_PATH's and those under lmms-eval's own --include_path
+    return first_unknown(requested_tasks(argv), known_names(argv))
+
+
+def _signal_name(code: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(code - 128).name
+    except ValueError:
+        return f"signal {code - 128}"
 
 
 def run_eval(argv: Sequence[str], *, echo=print) -> int:
     """Run ``lmms-eval <argv>`` (output shown as it runs); return 0, 1 when the run failed, a task has no results or
-    was skipped, 2 when the preflight found a problem (nothing was run)."""
+    was skipped, 2 when the preflight found a problem (nothing was run), 128 + N when signal N stopped it (130 for
+    Ctrl-C), with one line that says so and whether rerunning the same command resumes."""
+    import signal
+
+    notes: dict[str, str] = {}
+
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop) if _main_thread() else None
+    try:
+        return _run_eval(list(argv), echo, notes)
+    except KeyboardInterrupt:
+        echo(f"\nambi eval: interrupted (Ctrl-C){_after_stop(notes)}")  # below a progress bar's line
+        return 130
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+        if code <= 128:
+            raise
+        echo(f"\nambi eval: stopped by {_signal_name(code)} (exit code {code}){_after_stop(notes)}")
+        return code
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _after_stop(notes: dict[str, str]) -> str:
+    if "started" not in notes:
+        return "; nothing was run"
+    return f"; {notes['resume']}" if "resume" in notes else ""
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _run_eval(argv: list[str], echo, notes: dict[str, str]) -> int:
     import os
 
-    from ambi_plugin.lmms.preflight import SKIP_ENV, enabled, run_preflight
+    from ambi_plugin.lmms.preflight import SHOWN_ENV, SKIP_ENV, enabled, run_preflight, shown_key
 
-    argv = list(argv)
     if argv[:1] == ["eval"]:  # `ambi eval eval --model ...` reads as lmms-eval's own subcommand
         argv = argv[1:]
     skipping = "--skip-missing" in argv
@@ -171,9 +207,10 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
     given = option_value(argv, "--output_path")
     output = Path(given).expanduser() if given else default_output()
     requested = requested_tasks(argv)
-    env = dict(os.environ)
+    env = {**os.environ, EVAL_ENV: "1"}
     if skipping:
         env[SKIP_ENV] = "1"
+    skipping = skipping or env.get(SKIP_ENV) == "1"
     if extracting:
         from ambi_plugin.runtime.extraction import ENV as EXTRACT_ENV
 
@@ -182,25 +219,31 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
     if enabled() and requested:  # before lmms-eval starts: a missing release or package costs seconds, not a model load
         check = run_preflight(_expand_patterns(requested))
         if check.problems:
-            block = check.block(skipping=skipping or env.get(SKIP_ENV) == "1")
+            block = check.block(skipping=skipping)
             echo(block)
-            if not (skipping or env.get(SKIP_ENV) == "1"):
+            if not skipping:
                 return PREFLIGHT_FAILED
+            env[SHOWN_ENV] = shown_key(check)  # the block is shown once: lmms-eval's own preflight stays quiet
     if option_value(argv, "--use_cache") is None and option_value(argv, "-c") is None:
         # answers already produced are never lost: rerunning the same command regenerates none of them
-        argv += ["--use_cache", str(default_response_cache(given))]
+        cache = default_response_cache(output)
+        argv += ["--use_cache", str(cache)]
         # lmms-eval reads back only runs that ended (a killed run's answers sit in runs/<run id>/, never merged):
         # the same command gets the same run id, so a rerun reopens the killed run's store and finds its answers
         env.setdefault("LMMS_CACHE_RUN_ID", resume_id(argv, output))
         # and the answers are stored as they come, a chunk at a time (lmms/discovery.py: _patch_response_cache)
         env.setdefault("AMBI_RESUME_CHUNK", str(RESUME_CHUNK))
-    run = run_lmms_eval(without_option(argv, "--output_path"), output=output, env=env, capture=False, timeout=None)
-    if block:
-        echo(block)  # again, after lmms-eval's output
+        notes["resume"] = f"rerunning the same command resumes: the answers already produced are kept in {cache}"
+    run_id = new_run_id()  # each run writes into its own folder: runs started at once never overwrite each other
+    echo(f"ambi eval: run {run_id} writes below {output / run_id}")
+    notes["started"] = "1"
+    run = run_lmms_eval(
+        without_option(argv, "--output_path"), output=output, env=env, capture=False, timeout=None, run_id=run_id
+    )
     if run.results is None:
         echo(
             f"ambi eval: the run failed: lmms-eval (exit code {run.returncode}) wrote no new results JSON "
-            f"below {output}; its log above says why"
+            f"below {run.run_dir}; its log above says why"
         )
         return run.returncode or FAILED_RUN
     judge = ((run.results.get("ambi_plugin") or {}).get("judge")) or {}
@@ -213,7 +256,8 @@ def run_eval(argv: Sequence[str], *, echo=print) -> int:
         )
     missing = tasks_without_results(run.results, requested)
     if missing:
-        echo(f"ambi eval: no results for {', '.join(missing)} in {run.results_path}; the log above says why")
+        why = "the preflight block above and the log say why" if block else "the log above says why"
+        echo(f"ambi eval: no results for {', '.join(missing)} in {run.results_path}; {why}")
         return FAILED_RUN
     if run.returncode:
         echo(f"ambi eval: lmms-eval exited with code {run.returncode} (results: {run.results_path})")

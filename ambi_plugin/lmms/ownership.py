@@ -82,3 +82,17 @@ def run_has_our_tasks(results: dict) -> bool:
     if any(isinstance(cfg, dict) and config_is_ours(cfg) for cfg in configs.values()):
         return True
     return bool(names & _our_yaml_names())
+
+
+def task_is_ours(task: Any) -> bool:
+    """An lmms-eval task object of ours: noted as ours when its data was loaded, or its config is ours (read before
+    and after our dataset hook replaced its ``ambi://`` path). Never raises."""
+    try:
+        config = getattr(task, "config", None)
+        name = getattr(config, "task", None)
+        with _lock:
+            if isinstance(name, str) and name in _ours:
+                return True
+        return config is not None and (config_is_ours(config) or note_if_ours(task))
+    except Exception:  # noqa: BLE001 - a wrapper of lmms-eval must not break a run
+        return False

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 PREFLIGHT_ENV = "AMBI_PREFLIGHT"
 SKIP_ENV = "AMBI_SKIP_MISSING"
+SHOWN_ENV = "AMBI_PREFLIGHT_SHOWN"  # set by ambi eval: the failed tasks whose block it has shown (shown once)
 _JUDGED_TYPES = frozenset({"open", "region", "description"})
 
 
@@ -49,6 +50,7 @@ class Problem:
 @dataclass
 class Preflight:
     checked: list[str] = field(default_factory=list)  # tasks of ours that were checked
+    others: list[str] = field(default_factory=list)  # requested names that are not ours (lmms-eval's to run)
     problems: list[Problem] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)  # what an online run fetched during the check
 
@@ -60,6 +62,11 @@ class Preflight:
             for t in p.tasks:
                 out.setdefault(t, p.what)
         return out
+
+    @property
+    def runnable(self) -> int:
+        """How many requested tasks could run: ours that passed, and every name that is not ours."""
+        return len(self.checked) - len(self.failed_tasks) + len(self.others)
 
     def block(self, *, skipping: bool = False) -> str:
         """The one block a user reads: every problem with its fix."""
@@ -73,7 +80,7 @@ class Preflight:
             shown = ", ".join(p.tasks[:4]) + (f" (+{len(p.tasks) - 4} more)" if len(p.tasks) > 4 else "")
             lines.append(f"  - {shown}: {p.what}")
             lines.append(f"    fix: {p.fix}")
-        if not skipping:
+        if not skipping and self.runnable:  # never offered when no task could run
             lines.append(
                 "  To run every other task now: ambi eval --skip-missing ... (plain lmms-eval: AMBI_SKIP_MISSING=1); "
                 "the tasks above then report NaN with the reason and the exit code is non-zero."
@@ -234,7 +241,7 @@ def run_preflight(names: list[str]) -> Preflight:
     from ambi_plugin.runtime.taskindex import index
 
     idx = index()
-    result = Preflight(checked=our_tasks(names))
+    result = Preflight(checked=our_tasks(names), others=[n for n in names if isinstance(n, str) and n not in idx])
     by_key: dict[tuple[str, str], Problem | None] = {}
     problems: dict[tuple[str, str], Problem] = {}
     judge: list[Problem | None] = []
@@ -274,7 +281,12 @@ def run_preflight(names: list[str]) -> Preflight:
     return result
 
 
-__all__ = ["Preflight", "Problem", "enabled", "our_tasks", "run_preflight", "skip_missing"]
+def shown_key(result: Preflight) -> str:
+    """What ``ambi eval`` puts in ``$AMBI_PREFLIGHT_SHOWN`` once it has shown ``result``'s block: its failed tasks."""
+    return ",".join(sorted(result.failed_tasks))
+
+
+__all__ = ["Preflight", "Problem", "enabled", "our_tasks", "run_preflight", "shown_key", "skip_missing"]
 
 
 def check_or_exit(names: list[str], *, echo=None) -> Preflight | None:
@@ -288,7 +300,8 @@ def check_or_exit(names: list[str], *, echo=None) -> Preflight | None:
     if not result.problems:
         return result
     skipping = skip_missing()
-    print(result.block(skipping=skipping), file=sys.stderr, flush=True)
+    if not (skipping and os.environ.get(SHOWN_ENV) == shown_key(result)):  # ambi eval has shown this very block
+        print(result.block(skipping=skipping), file=sys.stderr, flush=True)
     if not skipping:
         raise SystemExit(2)
     from ambi_plugin.data.sources import skip_task

@@ -1,12 +1,12 @@
-"""Runs as processes: a run claims only its own results, signals reach lmms-eval and it never outlives us, bad
-invocations exit non-zero, and no file we write holds a planted secret (issue 21, points 1, 2, 4, 7)."""
+"""Runs as processes: a run claims only its own results, signals reach lmms-eval and it never outlives us (and end
+``ambi eval`` with one line, issue 30), bad invocations exit non-zero, and no file we write holds a planted secret
+(issue 21, points 1, 2, 4, 7)."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -47,47 +47,105 @@ def _wait_gone(pid: int, timeout: float = 30) -> bool:
     return False
 
 
-def test_a_run_never_claims_another_runs_results(tmp_path, offline_env):
-    gold = tmp_path / "gold.jsonl"
-    write_reference_predictions(gold, tasks=TASK, mode="gold")
+# In the lmms-eval process of a run (only it has AMBI_RUN_ID), as it ends, so after the run's snapshot: another
+# run's results JSON (its own run id) appears in this run's own folder, and one of a run that carries no id (no
+# ambi_plugin section) in the output folder both runs were given, as runs writing at the same time would leave them.
+FOREIGN_RESULTS = """
+import atexit, json, os, sys
+from pathlib import Path
+
+
+def _write_foreign_results():
+    if not os.environ.get("AMBI_RUN_ID") or "--output_path" not in sys.argv:
+        return
+    run_dir = Path(sys.argv[sys.argv.index("--output_path") + 1])
+    theirs = json.loads(os.environ["FOREIGN_RESULTS"])
+    (run_dir / "someone").mkdir(parents=True, exist_ok=True)
+    with_id = {**theirs, "ambi_plugin": {"run_id": "20990101-000000-0123abcd"}}
+    (run_dir / "someone" / "20990101_000000_results.json").write_text(json.dumps(with_id))
+    shared = Path(os.environ["FOREIGN_OUTPUT"])  # the --output_path both runs were given
+    (shared / "someone-else").mkdir(parents=True, exist_ok=True)
+    (shared / "someone-else" / "20990101_000001_results.json").write_text(json.dumps(theirs))
+
+
+atexit.register(_write_foreign_results)
+"""
+
+
+def test_a_failed_run_never_claims_another_runs_results(tmp_path, offline_env):
+    """Neither the file with another run's id in this run's folder (the run-id check) nor the file without an id
+    beside it (never ours by absence) is claimed by a run that wrote none: it fails, naming neither."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(FOREIGN_RESULTS)
+    theirs = {"results": {TASK: {"alias": TASK, "acc,none": 1.0}}, "configs": {TASK: {"task": TASK}}}
     out = tmp_path / "out"
-    good = run_lmms_eval([*replay_args(gold, TASK), "--limit", "2"], output=tmp_path / "other", env=offline_env)
-    assert good.results_path is not None
-    # a failing run (no answers at all) into `out`, while "another run" writes its results there
-    partial = tmp_path / "none.jsonl"
-    partial.write_text("")
-    cmd = [sys.executable, "-m", "ambi_plugin.cli", "eval", *replay_args(partial, TASK), "--limit", "2",
-           "--output_path", str(out)]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=offline_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    (out / "someone").mkdir(parents=True)
-    shutil.copy(good.results_path, out / "someone" / "20990101_000000_results.json")  # written during the run
-    stdout, stderr = proc.communicate(timeout=600)
-    assert proc.returncode != 0, stderr[-3000:]
-    assert "the run failed" in stderr and "someone" not in stderr
+    env = {**offline_env, "FOREIGN_RESULTS": json.dumps(theirs), "FOREIGN_OUTPUT": str(out),
+           "PYTHONPATH": os.pathsep.join(p for p in (str(hook), offline_env.get("PYTHONPATH")) if p)}  # fmt: skip
+    none = tmp_path / "none.jsonl"  # no answers at all: the run fails
+    none.write_text("")
+    proc = subprocess.run(
+        [sys.executable, "-m", "ambi_plugin.cli", "eval", *replay_args(none, TASK), "--limit", "2",
+         "--output_path", str(out)],  # fmt: skip
+        env=env, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode != 0, proc.stderr[-3000:]
+    assert "the run failed" in proc.stderr and "someone" not in proc.stderr
+    assert len(list(out.rglob("*_results.json"))) == 2  # both were written during the run
 
 
-def test_sigterm_reaches_lmms_eval_and_kill_9_leaves_no_orphan(tmp_path, offline_env):
+def test_signals_end_a_run_with_one_line_and_leave_no_orphan(tmp_path, offline_env):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) and SIGTERM while lmms-eval waits on the judge:
+    exit code 130 / 143, one line of ours that says rerunning the same command resumes, no traceback (ours or, as
+    ``ambi eval`` started it, lmms-eval's). SIGKILL while lmms-eval starts: it never outlives us. Never a results
+    file after we ended."""
+    from support.chat_server import LoopbackChatServer, Reply
+
+    task = "ambi_synth_hybrid_open"
     gold = tmp_path / "gold.jsonl"
-    write_reference_predictions(gold, tasks="ambi_synth_all", mode="gold")
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
-        out = tmp_path / f"out-{sig.name}"
-        cmd = [sys.executable, "-m", "ambi_plugin.cli", "eval", *replay_args(gold, "ambi_synth_all"),
-               "--output_path", str(out)]  # fmt: skip
-        proc = subprocess.Popen(cmd, env=offline_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 120
-        while not _children(proc.pid) and time.time() < deadline:
-            time.sleep(0.05)
-        children = _children(proc.pid)
-        assert children, "lmms-eval never started"
-        time.sleep(1.0)  # lmms-eval is importing
-        os.kill(proc.pid, sig)
-        proc.wait(timeout=120)
-        for child in children:
-            assert _wait_gone(child), f"lmms-eval (pid {child}) outlived `ambi eval` after {sig.name}"
-        if sig != signal.SIGKILL:
-            assert proc.returncode != 0
-        time.sleep(1.0)
-        assert not list(out.rglob("*_results.json"))  # nothing written after we ended
+    write_reference_predictions(gold, tasks=task, mode="gold")
+    expected = {
+        signal.SIGINT: "ambi eval: interrupted (Ctrl-C); rerunning the same command resumes",
+        signal.SIGTERM: "ambi eval: stopped by SIGTERM (exit code 143); rerunning the same command resumes",
+    }
+    with LoopbackChatServer(lambda prompt, n, payload: Reply(text="True", delay=2)) as srv:
+        env = {**offline_env, "AMBI_JUDGE_BACKEND": "openai", "AMBI_JUDGE_MODEL": "judge",
+               "AMBI_JUDGE_BASE_URL": srv.url, "AMBI_JUDGE_API_KEY": "x", "AMBI_JUDGE_RETRIES": "0",
+               "AMBI_JUDGE_TIMEOUT": "60", "AMBI_JUDGE_CACHE": "0", "NO_PROXY": "*"}  # fmt: skip
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            out = tmp_path / f"out-{sig.name}"
+            cmd = [sys.executable, "-m", "ambi_plugin.cli", "eval", *replay_args(gold, task), "--limit", "2",
+                   "--output_path", str(out)]  # fmt: skip
+            err_path = tmp_path / f"{sig.name}.err"
+            asked = srv.requests
+            with err_path.open("w") as err:
+                proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+            deadline = time.time() + 600
+            while not _children(proc.pid) and time.time() < deadline:
+                time.sleep(0.05)
+            children = _children(proc.pid)
+            assert children, "lmms-eval never started"
+            if sig == signal.SIGKILL:
+                time.sleep(1.0)  # lmms-eval is importing
+                os.kill(proc.pid, sig)
+            else:
+                while srv.requests == asked and proc.poll() is None and time.time() < deadline:
+                    time.sleep(0.05)  # lmms-eval is scoring: our hooks are in, the judge is being asked
+                assert srv.requests > asked, err_path.read_text()[-3000:]
+                if sig == signal.SIGINT:
+                    os.killpg(proc.pid, sig)  # the terminal's Ctrl-C reaches every process of the group
+                else:
+                    os.kill(proc.pid, sig)
+            proc.wait(timeout=300)
+            for child in children:
+                assert _wait_gone(child), f"lmms-eval (pid {child}) outlived `ambi eval` after {sig.name}"
+            text = err_path.read_text()
+            if sig != signal.SIGKILL:
+                assert proc.returncode == 128 + sig, text[-3000:]
+                assert text.rstrip().splitlines()[-1].startswith(expected[sig]), text[-3000:]
+                assert "Traceback" not in text, text[-3000:]
+            time.sleep(1.0)
+            assert not list(out.rglob("*_results.json"))  # nothing written after we ended
 
 
 def test_no_file_a_run_writes_holds_a_planted_token(tmp_path, offline_env):

@@ -125,10 +125,10 @@ def test_foreign_run_is_identical_with_and_without_our_hooks(
 ):
     """... and builds no judge (no Judge is constructed in the process, with the hooks on)."""
     args = ["--model", "dummy", "--tasks", FOREIGN_TASK, "--include_path", str(foreign_task), "--batch_size", "1"]
-    output = tmp_path / "out"  # one output path for both runs, so the paths recorded in the JSON agree
+    output = tmp_path / "out"  # one output path (and run folder) for both runs, so the paths in the JSON agree
     texts = {}
     for label, env in (("hooks", {HOOKS_ENV: "1"}), ("no hooks", {HOOKS_ENV: "0"})):
-        run = lmms_eval(args, output, env=env)
+        run = lmms_eval(args, output, env=env, run_id="guest")
         assert run.results["results"][FOREIGN_TASK]["exact_match,none"] == 0.5  # the dummy model answers "A"
         texts[label] = _comparable(run.results)
         shutil.rmtree(output)
