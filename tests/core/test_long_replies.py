@@ -1,8 +1,10 @@
-"""One hostile reply must not stall a run: every verdict reader and VIA-Bench's Match read 1 MB in < 0.5 s.
+"""One hostile reply must not stall a run: every verdict reader and VIA-Bench's Match read 1 MB in < 1.5 s of CPU.
 
 A regular expression restarting at each of many ``<think>`` tags (or reading the rest of a long line at each
 of many answer markers) takes time quadratic in the reply: minutes at 1 MB before the fix. Each call below runs
-under an alarm (2 s), so a quadratic reader fails here in seconds rather than hanging the suite.
+under an alarm (2 s), so a quadratic reader fails here in seconds rather than hanging the suite. The bound is CPU
+time with room for a crowded machine (a linear reader takes about 0.1-0.3 s idle, and up to 0.8 s was seen with ten
+jobs on two cores, where CPU time also stretches), far under what a quadratic one needs.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def alarm(seconds: float):
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_every_reader_reads_a_megabyte_in_half_a_second(shape):
+def test_every_reader_reads_a_megabyte_in_linear_time(shape):
     unit = SHAPES[shape]
     body = unit * (MB // len(unit))
     for name, reader in READERS.items():
@@ -71,7 +73,7 @@ def test_every_reader_reads_a_megabyte_in_half_a_second(shape):
             with alarm(2.0):
                 reader(reply)
             took = time.process_time() - start  # CPU seconds: the quadratic readers took minutes of them
-            assert took < 0.5, f"{name} took {took:.2f} s of CPU on 1 MB of {shape!r}"
+            assert took < 1.5, f"{name} took {took:.2f} s of CPU on 1 MB of {shape!r}"
 
 
 def test_long_replies_are_still_read_right():
