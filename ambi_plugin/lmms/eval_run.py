@@ -241,10 +241,11 @@ def _run_eval(argv: list[str], echo, notes: dict[str, str]) -> int:
         without_option(argv, "--output_path"), output=output, env=env, capture=False, timeout=None, run_id=run_id
     )
     if run.results is None:
-        echo(
-            f"ambi eval: the run failed: lmms-eval (exit code {run.returncode}) wrote no new results JSON "
-            f"below {run.run_dir}; its log above says why"
-        )
+        if run.returncode != PREFLIGHT_FAILED:  # exit 2: our start-up check (or a usage error) said why in one line
+            echo(
+                f"ambi eval: the run failed: lmms-eval (exit code {run.returncode}) wrote no new results JSON "
+                f"below {run.run_dir}; its log above says why"
+            )
         return run.returncode or FAILED_RUN
     judge = ((run.results.get("ambi_plugin") or {}).get("judge")) or {}
     from ambi_plugin.lmms.results_meta import judge_failures

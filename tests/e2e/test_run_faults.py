@@ -138,6 +138,7 @@ def test_without_cuda_a_backend_that_needs_it_stops_before_the_model_loads(tmp_p
         assert "qwen2_5_vl backend" in line and "add device=cpu,device_map=cpu to --model_args" in line
         assert "NVIDIA" not in text and "Traceback" not in text
         assert not list(tmp_path.rglob("*_results.json"))
+    assert "the run failed" not in ours.stdout + ours.stderr  # the one line says it all
     assert not spy_log.exists(), f"the model was loaded: {spy_log.read_text()}"
 
 
