@@ -171,7 +171,8 @@ def _question_text(question: str) -> str:
 def restated_verdict(span: str, question: str) -> bool | None:
     """True when the reply restates ``question`` as it is, False when it restates its negation; None when no
     clause of the reply covers at least half of the question's content words. The last clause that does
-    decides; "the same" in the reply denies a comparative ("larger") of the question."""
+    decides; "the same" in the reply denies a comparative ("larger") of the question, and "different" (or "not the
+    same") states nothing about it: which one is larger is not said."""
     q_concepts, q_neg = _question_concepts(question)
     if not q_concepts:
         return None
@@ -180,9 +181,12 @@ def restated_verdict(span: str, question: str) -> bool | None:
         if _UNSURE.search(clause):
             continue
         a_concepts, a_neg = _read(clause)
-        if a_concepts.get("same") is False:
-            for c in _COMPARATIVES & q_concepts.keys():
-                a_concepts.setdefault(c, not q_concepts[c])
+        compared = [c for c in _COMPARATIVES & q_concepts.keys() if c not in a_concepts]
+        if compared and "same" in a_concepts and "same" not in q_concepts:
+            if a_concepts["same"] != (a_neg % 2 == 1):  # "different sizes", "not the same": which one is larger?
+                continue
+            for c in compared:  # "the same size" (or "not different"): not larger, whatever the negations
+                a_concepts[c] = q_concepts[c] != (a_neg % 2 == 0)
         shared = [c for c in q_concepts if c in a_concepts]
         if not shared or 2 * len(shared) < len(q_concepts):
             continue
