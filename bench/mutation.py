@@ -118,6 +118,10 @@ def _setup_cfg(target: Target) -> str:
     return (
         "[mutmut]\n"
         "source_paths = ambi_plugin\n"
+        # each mutant's tests in a process forked from one that has only collected them: forked from mutmut's own
+        # process (the default) it would inherit the caches (functools.lru_cache) the clean run filled, and a
+        # mutant in a cached function would go unseen
+        "process_isolation = forkserver\n"
         f"only_mutate ={lines(target.mutate)}\n"
         f"pytest_add_cli_args_test_selection ={lines(target.tests)}\n"
         f"pytest_add_cli_args ={lines(['-p', 'no:cacheprovider', '-p', 'no:xdist'])}\n"

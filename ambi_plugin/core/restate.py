@@ -133,11 +133,11 @@ for _concept, _syn, _ant in _TABLE:
 
 
 def _stem(word: str) -> str:
+    """A plural's singular ("bodies" -> "body", "bars" -> "bar", "ties" -> "tie"). The question and the reply are
+    stemmed alike, so a word that is not a plural losing its "s" ("glass" -> "glas") changes nothing."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
+    return word[:-1] if word.endswith("s") else word
 
 
 def _read(text: str) -> tuple[dict[str, bool], int]:

@@ -79,6 +79,13 @@ def test_an_echoed_question_and_a_doubting_clause_state_nothing():
     assert restated_verdict("The bars might be different, but the bars are the same length.", q) is True
 
 
+def test_sameness_and_a_comparative_both_in_the_question_are_read_as_they_are():
+    """An illusion question that names both: "the same" in the reply answers the "same" it asks about."""
+    q = "Do the bars look the same length while the left bar is longer?"
+    assert restated_verdict("The bars look the same length.", q) is True
+    assert restated_verdict("The bars look different in length.", q) is False
+
+
 def test_the_same_denies_a_comparative_and_different_says_nothing_about_it():
     q = "Is the left circle larger than the right circle?"
     assert restated_verdict("The left circle and the right circle are the same size.", q) is False
@@ -91,15 +98,62 @@ def test_the_same_denies_a_comparative_and_different_says_nothing_about_it():
     assert restated_verdict("The left circle and the right circle are the same size.", negated) is True
     assert restated_verdict("The left circle and the right circle are not different in size.", negated) is True
     assert restated_verdict("The left circle and the right circle are different sizes.", negated) is None
+    # a clause that says they differ is passed over, a later one that says they are the same concludes
+    later = "The circles look different in size, but the left circle and the right circle are the same size."
+    assert restated_verdict(later, q) is False
+    # the negations around the sameness count, however many
+    assert restated_verdict("There is no way the left and right circles are not the same size.", q) is False
+    assert restated_verdict("No, no, the left and right circles are not different in size.", q) is False
     # a question about sameness itself is read as any other concept
     assert restated_verdict("The circles are different sizes.", "Are the circles the same size?") is False
 
 
-def test_plurals_and_ies_are_stemmed():
-    q = "Does the image contain two bodies?"  # "bodies" -> "body"
-    assert restated_verdict("There is a body in it.", q) is True
-    assert restated_verdict("The lines are parallel.", "Is the line parallel?") is True  # "lines" -> "line"
-    assert restated_verdict("The glass is empty.", "Is the glass empty?") is True  # "glass" stays "glass"
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Are there circles?", "There is a circle."),
+        ("Are there bars?", "There is a bar."),  # four letters
+        ("Are there bodies?", "There is a body."),
+        ("Are there flies?", "There is a fly."),  # "ies" in five letters
+        ("Are there butterflies?", "There is a butterfly."),
+        ("Are there ties?", "There is a tie."),  # four letters ending in "ies": "tie", not "ty"
+        ("Is there a circle?", "There are circles."),
+        ("Is there glass?", "There is glass."),  # not a plural: stemmed alike on both sides
+    ],
+)
+def test_a_plural_and_its_singular_are_one_word(question, reply):
+    assert restated_verdict(reply, question) is True
+    assert restated_verdict(
+        reply.replace("There is", "There is no").replace("There are", "There are no"), question
+    ) is (False)
+
+
+def test_a_word_outside_the_table_is_stemmed_before_its_lookup():
+    """ "equals" is not in the synonym table, its singular-like stem "equal" is: it means "same"."""
+    assert restated_verdict("The left equals the right.", "Are the two sides equal?") is True
+    assert restated_verdict("The left never equals the right.", "Are the two sides equal?") is False
+
+
+def test_a_word_of_the_table_is_looked_up_before_it_is_stemmed():
+    """ "motionless" would stem to "motionles": it is found as it is, and means not "moving"."""
+    assert restated_verdict("It is motionless.", "Is the image moving?") is False
+    assert restated_verdict("It is not motionless.", "Is the image moving?") is True
+
+
+def test_negations_are_counted_not_just_noticed():
+    q = "Are the bars the same length?"
+    assert restated_verdict("It is not true that the bars are not the same length.", q) is True  # two: they cancel
+    assert restated_verdict("No, no, the bars are not the same length.", q) is False  # three
+
+
+def test_the_question_is_its_asked_sentences_only():
+    """The sentence before the question ("The figure shows two red lines.") is not part of what is asked."""
+    q = "The figure shows two red lines. Are the lines parallel?"
+    assert restated_verdict("They are parallel.", q) is True
+    # two questions are read together; "yes or no" adds no word to cover
+    assert restated_verdict("They are straight.", "Are the lines straight? Are they parallel?") is True
+    assert restated_verdict("They are parallel.", "Are the lines parallel, yes or no?") is True
+    assert restated_verdict("They are parallel.", "Are the lines parallel? True or false?") is True
 
 
 # ----------------------------------------------------------------------------- hedges
@@ -128,6 +182,7 @@ def test_plurals_and_ies_are_stemmed():
         ("Definitelyish", None),
         ("", None),
         ("  > Of course.", True),
+        ("XNope", None),  # only quotes, markdown and punctuation are stripped from the front
     ],
 )
 def test_hedges(reply, verdict):
