@@ -174,9 +174,31 @@ def _statuses(work: Path) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in map(_RESULT_LINE.match, proc.stdout.splitlines()) if m}
 
 
-def _diff(work: Path, mutant: str) -> str:
-    out = _mutmut(["show", mutant], work).stdout
-    return "\n".join(line for line in out.splitlines()[1:] if line.strip())
+# the diffs of many mutants from one process (``mutmut show`` starts one per mutant: minutes for hundreds)
+_DIFFS = """
+import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+out = {}
+for name in json.load(sys.stdin):
+    try:
+        out[name] = get_diff_for_mutant(name)
+    except Exception as exc:  # noqa: BLE001
+        out[name] = f"(no diff: {exc})"
+json.dump(out, sys.stdout)
+"""
+
+
+def _diffs(work: Path, mutants: list[str]) -> dict[str, str]:
+    """{mutant id: its diff}; through mutmut's own diff function, else one ``mutmut show`` per mutant."""
+    if not mutants:
+        return {}
+    proc = subprocess.run([sys.executable, "-c", _DIFFS], cwd=work, env=_env(work), input=json.dumps(mutants),
+                          capture_output=True, text=True)  # fmt: skip
+    try:
+        raw = json.loads(proc.stdout)
+    except json.JSONDecodeError:  # another mutmut version: its CLI
+        raw = {m: "\n".join(_mutmut(["show", m], work).stdout.splitlines()[1:]) for m in mutants}
+    return {m: "\n".join(line for line in raw.get(m, "").splitlines() if line.strip()) for m in mutants}
 
 
 def _mutated_lines(diff: str) -> set[str]:
@@ -221,18 +243,18 @@ def measure(module: str, target: Target, *, jobs: int, base: Path, keep: bool, e
             result.error = f"mutmut run exited {proc.returncode} ({work}/mutmut-run.log):\n{tail}"
             keep = True
             return result
+        undetected = [mid for mid, status in result.statuses.items() if status not in DETECTED]
+        diffs = _diffs(work, undetected)
         for entry in equivalents:
             mid = entry["id"]
             status = result.statuses.get(mid)
             if status != "survived":
                 result.stale.append(f"{mid}: {status or 'no such mutant'} (listed as equivalent)")
-            elif entry["mutated"].strip() not in _mutated_lines(diff := _diff(work, mid)):
-                result.stale.append(f"{mid}: its diff no longer writes {entry['mutated']!r}:\n{diff}")
+            elif entry["mutated"].strip() not in _mutated_lines(diffs[mid]):
+                result.stale.append(f"{mid}: its diff no longer writes {entry['mutated']!r}:\n{diffs[mid]}")
             else:
                 result.equivalent[mid] = entry["why"]
-        for mid, status in result.statuses.items():
-            if status not in DETECTED and mid not in result.equivalent:
-                result.diffs[mid] = _diff(work, mid)
+        result.diffs = {mid: diffs[mid] for mid in undetected if mid not in result.equivalent}
     finally:
         result.minutes = (time.monotonic() - start) / 60
         if keep:
