@@ -68,7 +68,7 @@ MODULES: dict[str, Target] = {
     "core/metrics.py": Target(("ambi_plugin/core/metrics.py",), ("tests/core/test_metrics.py",)),
     "core/scoring.py": Target(
         ("ambi_plugin/core/scoring.py",),
-        ("tests/core/test_scoring.py", "tests/core/test_judging.py", "tests/core/test_coords.py"),
+        ("tests/core/test_score_item.py", "tests/core/test_scoring.py", "tests/core/test_judging.py"),
     ),
     "reports/stats.py": Target(("ambi_plugin/reports/stats.py",), ("tests/reports/test_stats.py",)),
     "redact.py": Target(("ambi_plugin/redact.py",), ("tests/test_redact.py",)),

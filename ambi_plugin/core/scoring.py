@@ -176,12 +176,11 @@ def _parse(record: dict, response: Any):
     return parse_answer(response, fmt, **kw)
 
 
-def _split_views(record: dict, parsed_value: Any, fmt: str) -> list[list[str]]:
-    """Prediction terms per position: comma lists and layers are positional, an object is one view."""
+def _split_views(parsed_value: Any, fmt: str) -> list[list[str]]:
+    """Prediction terms per position: comma lists and layers are positional; an object (or free text) is one
+    view of one term."""
     if fmt == "layers":
         return [list(layer) for layer in parsed_value]
-    if fmt == "object":
-        return [[parsed_value]]
     if fmt == "comma_list":
         return [[item] for item in parsed_value]
     return [[str(parsed_value)]]
@@ -194,7 +193,7 @@ def _score_open(record: dict, parsed, judge) -> dict:
     if not parsed.ok:
         return {"correct": False, "views": dict.fromkeys(names, False), "judge": item_info(judge, [])}
     fmt = answer_format(record)
-    segments = _split_views(record, parsed.value, fmt)
+    segments = _split_views(parsed.value, fmt)
     if record.get("views_positional", True) and len(views) > 1:
         per_view, verdicts = {}, []
         for i, (name, view) in enumerate(zip(names, views)):

@@ -68,6 +68,7 @@ def test_an_item_carries_its_id_type_parse_result_and_breakdown():
 def test_choice_is_parsed_with_the_records_options_and_style():
     assert score_item(CHOICE, "E")["pred"] == -1  # three options: "E" is out of range, parsed and wrong
     assert score_item(CHOICE, "E")["parse_reason"] == "out_of_range"
+    assert score_item(CHOICE, "E")["correct"] is False and score_item(CHOICE, "A")["correct"] is False
     assert score_item(CHOICE, "green pear")["correct"] is True  # the option's text
     assert score_item(CHOICE, "ii")["parsed"] is False  # letters
     assert score_item({**CHOICE, "option_style": "roman"}, "ii")["pred"] == 1
@@ -79,6 +80,7 @@ def test_multi_choice_is_parsed_with_the_number_of_options_and_the_none_option()
     rec = {**BASE, "task_type": "multi_choice", "options": ["a", "b", "c", "none of these"], "answer_indices": [0, 2]}
     assert score_item(rec, "C, A") | {"breakdown": {}} == {**score_item(rec, "C, A"), "pred": [0, 2], "correct": True}
     assert score_item(rec, "A, E")["parse_reason"] == "out_of_range"  # four options
+    assert score_item(rec, "I see the shapes A and D in it.")["pred"] == [0, 3]  # in a sentence: only those offered
     assert score_item(rec, "A")["correct"] is False
     none = {**rec, "answer_indices": [], "none_index": 3}
     assert score_item(none, "None of the above") | {} == {**score_item(none, "D"), "parse_reason": "none"}
@@ -144,10 +146,10 @@ def test_unordered_views_are_one_judgement_of_every_label_against_every_term():
     assert judge.calls == [(["cat", "dog"], ["dog", "cat"])]
     assert item["views"] == {"near": True, "far": True} and item["correct"] is True
     assert item["judge"]["judgements"] == 1
-    one_view = {**OPEN, "views": [{"name": "only", "labels": ["cat", "dog"]}]}  # one view: one judgement too
-    judge = Recorder([False])
-    assert score_item(one_view, "cat", judge=judge)["views"] == {"only": False}
-    assert judge.calls == [(["cat", "dog"], ["cat"])]
+    one_view = {**OPEN, "views": [{"name": "only", "labels": ["cat", "dog"]}]}  # one view: every term is its own
+    judge = Recorder([True])
+    assert score_item(one_view, "cat, dog", judge=judge)["views"] == {"only": True}
+    assert judge.calls == [(["cat", "dog"], ["cat", "dog"])]
 
 
 def test_an_unreadable_open_reply_asks_no_judge():
@@ -372,12 +374,12 @@ def test_plain_aggregations_by_hand():
 
 def test_outcome_rates_count_illusion_items_only_and_na_takes_the_unreadable():
     ill = [_item(is_illusion=True, outcome=o) for o in ("human_like", "human_like", "no_illusion", "na", "unparsed")]
-    ctrl = [_item(is_illusion=False, outcome=o) for o in ("accurate", "accurate", "inaccurate", "human_like")]
+    ctrl = [_item(is_illusion=False, outcome=o) for o in ("accurate", "accurate", "inaccurate")]
     items = ill + ctrl
     assert aggregate("human_like_rate", items) == pytest.approx(2 / 5)
     assert aggregate("no_illusion_rate", items) == pytest.approx(1 / 5)
     assert aggregate("na_rate", items) == pytest.approx(2 / 5)  # "na" and "unparsed"
-    assert aggregate("control_acc", items) == pytest.approx(2 / 4)
+    assert aggregate("control_acc", items) == pytest.approx(2 / 3)
     assert math.isnan(aggregate("human_like_rate", ctrl)) and math.isnan(aggregate("control_acc", ill))
 
 
@@ -415,6 +417,11 @@ def test_the_longest_known_base_names_the_subset():
         _item(pred_bool=True, gold_bool=True, pred_bool_llm=False, breakdown={"kind": "classic"}),  # TP; LLM: FN
     ]
     assert aggregate("fp_ratio_classic", fp) == 1.0 and aggregate("fp_ratio_llm_classic", fp) == 0.0
+
+
+def test_an_unknown_task_type_is_named():
+    with pytest.raises(ValueError, match="unknown task_type 'bogus'"):
+        score_item({**BASE, "task_type": "bogus"}, "A")
 
 
 def test_an_unknown_metric_is_named_with_the_known_ones():
