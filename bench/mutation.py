@@ -54,6 +54,7 @@ MODULES: dict[str, Target] = {
     "core/parsing/": Target(
         ("ambi_plugin/core/parsing/*.py",),
         (
+            "tests/core/test_parsing_units.py",
             "tests/core/test_parsing_rules.py",
             "tests/core/test_parsing.py",
             "tests/core/test_answer_corpus.py",
