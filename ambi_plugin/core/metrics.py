@@ -48,7 +48,7 @@ def confusion(preds: Sequence[bool | None], golds: Sequence[bool]) -> dict[str, 
     if len(preds) != len(golds):
         raise ValueError(f"Expected `preds` and `golds` of equal length but got {len(preds)} and {len(golds)}")
     out = {"tp": 0, "fp": 0, "tn": 0, "fn": 0, "unparsed": 0}
-    for p, g in zip(preds, golds, strict=True):
+    for p, g in zip(preds, golds):  # equal lengths: checked above, with a message
         if p is None:
             out["unparsed"] += 1
         elif p:
@@ -146,7 +146,7 @@ def average_precision(
     if n_gt == 0:
         return math.nan
     ranked: list[tuple[float, int, int, bool]] = []  # (-score, image, position, hit)
-    for i, (preds, gts) in enumerate(zip(predictions, ground_truths, strict=True)):
+    for i, (preds, gts) in enumerate(zip(predictions, ground_truths)):  # equal lengths: checked above
         img_scores = [float(s) for s in scores[i]] if scores is not None else [-float(k) for k in range(len(preds))]
         order = sorted(range(len(preds)), key=lambda k: (-img_scores[k], k))
         hits = _image_hits(preds, gts, order, iou_threshold)

@@ -137,11 +137,11 @@ for _concept, _syn, _ant in _TABLE:
 
 
 def _stem(word: str) -> str:
+    """A plural's singular ("bodies" -> "body", "bars" -> "bar", "ties" -> "tie"). The question and the reply are
+    stemmed alike, so a word that is not a plural losing its "s" ("glass" -> "glas") changes nothing."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
+    return word[:-1] if word.endswith("s") else word
 
 
 def _read(text: str) -> tuple[dict[str, bool], int]:
@@ -208,10 +208,11 @@ def restated_verdict(
 ) -> bool | None:
     """True when the reply restates ``question`` as it is, False when it restates its negation; None when no
     clause of the reply covers at least half of the question's content words. The last clause that does
-    decides; "the same" in the reply denies a comparative ("larger") of the question. A quoted sentence is
-    mentioned, not stated; with ``conclusions_only`` (a chain of thought) only concluding sentences count
-    ("Therefore, ...", "we can see that ..."): the sentences before them describe evidence. ``statement``: the
-    question is a true/false statement, read by :func:`_statement_verdict`'s rules on top of these."""
+    decides; "the same" in the reply denies a comparative ("larger") of the question, and "different" (or "not the
+    same") states nothing about it: which one is larger is not said. A quoted sentence is mentioned, not stated; with
+    ``conclusions_only`` (a chain of thought) only concluding sentences count ("Therefore, ...", "we can see that
+    ..."): the sentences before them describe evidence. ``statement``: the question is a true/false statement, read
+    by :func:`_statement_verdict`'s rules on top of these."""
     if statement:
         return _statement_verdict(span, question, conclusions_only)
     q_concepts, q_neg = _question_concepts(question)
@@ -242,9 +243,12 @@ def _last_restatement(
         if _UNSURE.search(clause):
             continue
         a_concepts, a_neg = _read(clause)
-        if a_concepts.get("same") is False:
-            for c in _COMPARATIVES & q_concepts.keys():
-                a_concepts.setdefault(c, not q_concepts[c])
+        compared = [c for c in _COMPARATIVES & q_concepts.keys() if c not in a_concepts]
+        if compared and "same" in a_concepts and "same" not in q_concepts:
+            if a_concepts["same"] != (a_neg % 2 == 1):  # "different sizes", "not the same": which one is larger?
+                continue
+            for c in compared:  # "the same size" (or "not different"): not larger, whatever the negations
+                a_concepts[c] = q_concepts[c] != (a_neg % 2 == 0)
         shared = [c for c in q_concepts if c in a_concepts]
         in_core = [c for c in core or () if c in a_concepts]
         if every_word and len(shared) < len(q_concepts):

@@ -177,12 +177,11 @@ def _parse(record: dict, response: Any):
     return parse_answer(response, fmt, **kw)
 
 
-def _split_views(record: dict, parsed_value: Any, fmt: str) -> list[list[str]]:
-    """Prediction terms per position: comma lists and layers are positional, an object is one view."""
+def _split_views(parsed_value: Any, fmt: str) -> list[list[str]]:
+    """Prediction terms per position: comma lists and layers are positional; an object (or free text) is one
+    view of one term."""
     if fmt == "layers":
         return [list(layer) for layer in parsed_value]
-    if fmt == "object":
-        return [[parsed_value]]
     if fmt == "comma_list":
         return [[item] for item in parsed_value]
     return [[str(parsed_value)]]
@@ -195,7 +194,7 @@ def _score_open(record: dict, parsed, judge) -> dict:
     if not parsed.ok:
         return {"correct": False, "views": dict.fromkeys(names, False), "judge": item_info(judge, [])}
     fmt = answer_format(record)
-    segments = _split_views(record, parsed.value, fmt)
+    segments = _split_views(parsed.value, fmt)
     if record.get("views_positional", True) and len(views) > 1:
         per_view, verdicts = {}, []
         for i, (name, view) in enumerate(zip(names, views)):
@@ -374,14 +373,10 @@ def _ap(items: list[dict]) -> float:
     return M.average_precision([it["pred_boxes"] for it in items], [it["gold_boxes"] for it in items])
 
 
-def _outcome_rate(outcome: str) -> Callable[[list[dict]], float]:
-    counted = {outcome, "unparsed"} if outcome == "na" else {outcome}  # RCID: neither answer = N/A
-
-    def rate(items: list[dict]) -> float:
-        ill = [it for it in items if it.get("is_illusion")]
-        return _mean([1.0 if it["outcome"] in counted else 0.0 for it in ill])
-
-    return rate
+def _outcome_rate(items: list[dict], outcome: str) -> float:
+    """The share of illusion items with ``outcome``; an unreadable reply counts as N/A (RCID: neither answer)."""
+    counted = {outcome, "unparsed"} if outcome == "na" else {outcome}
+    return _mean([1.0 if it["outcome"] in counted else 0.0 for it in items if it.get("is_illusion")])
 
 
 def _control_acc(items: list[dict]) -> float:
@@ -399,9 +394,9 @@ AGGREGATIONS: dict[str, Callable[[list[dict]], float]] = {
     "ap50_combined": lambda items: _ap([it for it in items if it.get("group") == "combined"]),
     "hit_rate": lambda items: _mean([1.0 if it.get("hit") else 0.0 for it in items]),
     "desc_score": lambda items: _mean([float(it["score"]) for it in items]),
-    "human_like_rate": _outcome_rate("human_like"),
-    "no_illusion_rate": _outcome_rate("no_illusion"),
-    "na_rate": _outcome_rate("na"),
+    "human_like_rate": lambda items: _outcome_rate(items, "human_like"),
+    "no_illusion_rate": lambda items: _outcome_rate(items, "no_illusion"),
+    "na_rate": lambda items: _outcome_rate(items, "na"),
     "control_acc": _control_acc,
     "judge_errors": lambda items: float(sum(1 for it in items if (it.get("judge") or {}).get("error"))),
     # IllusionBench (ambi_plugin.benchmarks.illusionbench.llm): std over items; the judge's verdicts

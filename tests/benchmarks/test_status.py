@@ -5,7 +5,7 @@ from __future__ import annotations
 from published_layouts import hub_cache
 
 from ambi_plugin.cli import main
-from ambi_plugin.data.status import HUB_SOURCES, status
+from ambi_plugin.data.status import HUB_OVERRIDES, HUB_SOURCES, status
 
 
 def test_ambi_data_reports_cached_local_and_missing(tmp_path, monkeypatch, capsys):
@@ -93,3 +93,37 @@ def test_ambi_data_check_gives_three_verdicts_and_exit_codes(tmp_path, monkeypat
     assert rc == 0 and "ambibench: available" in out and "records: 65 in 18 task(s)" in out
     assert "ambibench_mixed_region 2" in out
     assert main(["data", "--check", "nosuchbench"]) == 2
+
+
+def test_a_benchmark_with_only_some_of_its_hub_repos_cached_is_not_available(tmp_path, monkeypatch, capsys):
+    """IllusionVQA reads two Hub repos: with only the comprehension one in the HF cache it is missing (the
+    soft-localization tasks would have nothing to read), and ``ambi data`` fetches exactly the other one; with
+    both cached it is available. A Hub-cache layout in a temporary HF home, nothing else configured."""
+    import huggingface_hub.constants as C
+
+    comprehension, soft = HUB_SOURCES["illusionvqa"]
+    files = tmp_path / "files"
+    (files / "data").mkdir(parents=True)
+    (files / "data" / "test-00000-of-00001.parquet").write_bytes(b"PAR1")
+    cache = hub_cache(tmp_path / "hf" / "hub", comprehension, files)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setattr(C, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(C, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("AMBI_CONFIG", str(tmp_path / "none.yaml"))
+    monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "ambi-cache"))
+    for var in ("AMBI_ILLUSIONVQA_DIR", "AMBI_DATA_ROOT", *HUB_OVERRIDES["illusionvqa"]):
+        monkeypatch.delenv(var, raising=False)
+
+    st = status("illusionvqa")
+    assert st.cached == {comprehension: True, soft: False}
+    assert not st.available
+    assert st.fetch_commands() == [f"hf download {soft} --repo-type dataset"]
+    assert main(["data"]) == 0
+    out = capsys.readouterr().out
+    assert "illusionvqa: missing" in out
+    assert f"fetch: hf download {soft} --repo-type dataset" in out
+    assert f"fetch: hf download {comprehension} " not in out
+
+    hub_cache(cache, soft, files)  # now both
+    st = status("illusionvqa")
+    assert st.cached == {comprehension: True, soft: True} and st.available

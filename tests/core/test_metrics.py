@@ -19,6 +19,7 @@ from ambi_plugin.core.metrics import (
     image_hit,
     iou,
     mean_and_std,
+    mean_std,
     perception_outcome,
     rate,
 )
@@ -84,6 +85,14 @@ def test_fp_ratio_edges(preds, golds, expected):
     assert (math.isnan(got) and math.isnan(expected)) or got == expected
 
 
+def test_confusion_counts_every_item():
+    """Several of each outcome: each is counted, not just noticed."""
+    preds = [True, True, False, False, False, True, None, None, None]
+    golds = [True, True, True, True, False, False, True, False, True]
+    assert confusion(preds, golds) == {"tp": 2, "fp": 1, "tn": 1, "fn": 2, "unparsed": 3}
+    assert confusion([False, False, False], [False, False, False])["tn"] == 3
+
+
 def test_confusion_length_mismatch_names_arguments():
     with pytest.raises(ValueError, match="equal length"):
         confusion([True], [True, False])
@@ -98,6 +107,15 @@ def test_mean_and_std():
     m, s = mean_and_std([2.0])  # the std of one value is undefined (issue 26: one mean +- std, NaN at n=1)
     assert m == 2.0 and math.isnan(s)
     assert all(math.isnan(v) for v in mean_and_std([]))
+
+
+def test_mean_std_of_two_values_and_without_the_missing_ones():
+    assert mean_std([1.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2)))  # two values: a sample std
+    # None (not scored) and NaN are left out, not counted as 0 and not poisoning the mean
+    assert mean_std([1.0, None, math.nan, 3.0]) == (2.0, pytest.approx(math.sqrt(2)))
+    m, s = mean_std([None, math.nan, 5.0])
+    assert m == 5.0 and math.isnan(s)
+    assert all(math.isnan(v) for v in mean_std([None, math.nan]))
 
 
 @pytest.mark.parametrize(
@@ -117,6 +135,20 @@ def test_perception_outcome(pred, pixel, human, illusion, expected):
     assert perception_outcome(pred, pixel, human, illusion) == expected
 
 
+@pytest.mark.parametrize(
+    ("pred", "pixel", "human", "illusion", "expected"),
+    [
+        (2, [0, 2], [1, 3], True, "no_illusion"),  # a release that does not single one answer out
+        (3, (0, 2), (1, 3), True, "human_like"),
+        (4, {0, 2}, {1, 3}, True, "na"),
+        (2, [0, 2], [0, 2], False, "accurate"),
+        (1, [0, 2], [0, 2], False, "inaccurate"),
+    ],
+)
+def test_perception_outcome_with_sets_of_answers(pred, pixel, human, illusion, expected):
+    assert perception_outcome(pred, pixel, human, illusion) == expected
+
+
 # ----------------------------------------------------------------------------- boxes
 
 
@@ -127,6 +159,17 @@ def test_iou_hand_values():
     assert iou((0, 0, 10, 10), (20, 20, 30, 30)) == 0.0
     assert iou((0, 0, 10, 10), (10, 0, 20, 10)) == 0.0  # touching edges
     assert iou((0, 0, 0, 0), (0, 0, 0, 0)) == 0.0  # degenerate: no union
+
+
+def test_iou_of_boxes_apart_on_one_axis_and_of_sub_pixel_sizes():
+    # overlapping rows but apart in x (and the reverse): no intersection, never a negative one
+    assert iou((0, 0, 10, 10), (20, 0, 30, 10)) == 0.0
+    assert iou((0, 0, 10, 10), (0, 20, 10, 30)) == 0.0
+    # an overlap narrower than a pixel still counts (normalized or sub-pixel coordinates)
+    assert iou((0, 0, 10, 10), (9.5, 0, 19.5, 10)) == pytest.approx(5 / 195)
+    assert iou((0, 0, 10, 10), (0, 9.5, 10, 19.5)) == pytest.approx(5 / 195)
+    assert iou((0, 0, 0.5, 0.5), (0, 0, 0.5, 0.5)) == 1.0  # a union under one square pixel
+    assert iou((0.1, 0.1, 0.3, 0.3), (0.2, 0.1, 0.4, 0.3)) == pytest.approx(1 / 3)
 
 
 G1, G2 = (0, 0, 10, 10), (20, 20, 30, 30)
@@ -167,8 +210,19 @@ def test_ap_hand_case_threshold_duplicates_and_empty_images():
 def test_ap_argument_errors():
     with pytest.raises(ValueError, match="one prediction list per image"):
         average_precision([[G1]], [[G1], [G2]])
-    with pytest.raises(ValueError, match="one score per predicted box"):
+    with pytest.raises(ValueError, match=r"^Expected `scores` to hold one score per predicted box, image by image$"):
         average_precision([[G1]], [[G1]], scores=[[0.1, 0.2]])
+
+
+def test_ap_ties_go_to_the_earlier_image_then_the_earlier_box():
+    # equal scores across images: image 0's box ranks first. Image 0: [G1 hit 0.9, FAR miss 0.5]; image 1:
+    # [G1 hit 0.5]. Order: img0#0 hit, img0#1 miss, img1#0 hit -> precision 1, .5, 2/3; recall .5, .5, 1
+    # -> envelope 1, 2/3, 2/3 -> AP (51 + 50 * 2/3) / 101. Image 1 first would give AP 1.
+    ap = average_precision([[G1, FAR], [G1]], [[G1], [G1]], scores=[[0.9, 0.5], [0.5]])
+    assert ap == pytest.approx((51 + 50 * 2 / 3) / 101)
+    # equal scores within one image: the earlier box first, whether it hits or not
+    assert average_precision([[G1, FAR]], [[G1]], scores=[[0.5, 0.5]]) == 1.0  # hit, then miss
+    assert average_precision([[FAR, G1]], [[G1]], scores=[[0.5, 0.5]]) == pytest.approx(0.5)  # miss, then hit
 
 
 def test_image_hit():

@@ -93,16 +93,45 @@ def test_shapes_are_always_placed_apart_inside_the_canvas(seed, k, crowded):
     sides = [int(v) for v in rng.choice(np.arange(lo, hi + 1, 5 if crowded else 6), size=k, replace=False)]
     sizes = [(s, s) for s in sides]
     for corners in (_place(rng, sizes, width, height, gap=gap), _shelf_place(sizes, width, height, gap=gap)):
-        boxes = [(x, y, w, h) for (x, y), (w, h) in zip(corners, sizes, strict=True)]
-        for i, (x, y, w, h) in enumerate(boxes):
-            assert gap <= x and x + w + gap <= width and gap <= y and y + h + gap <= height
-            for px, py, pw, ph in boxes[i + 1 :]:
-                assert x + w + gap <= px or px + pw + gap <= x or y + h + gap <= py or py + ph + gap <= y
+        _assert_apart_inside(corners, sizes, width, height, gap)
 
 
-def test_rows_fit_the_largest_shapes():
-    _shelf_place([(s, s) for s in (110, 105, 100, 95, 90)], 384, 288, gap=14)  # multi-label choice, 5 shapes
-    _shelf_place([(s, s) for s in (104, 98, 92, 86, 80, 74, 68)], 448, 336, gap=8)  # localization, 7 shapes
+def _assert_apart_inside(corners, sizes, width, height, gap):
+    """One corner per size; every box inside the canvas with ``gap`` to its edges and to every other box."""
+    assert len(corners) == len(sizes)
+    boxes = [(x, y, w, h) for (x, y), (w, h) in zip(corners, sizes, strict=True)]
+    for i, (x, y, w, h) in enumerate(boxes):
+        assert gap <= x and x + w + gap <= width and gap <= y and y + h + gap <= height, (i, boxes)
+        for px, py, pw, ph in boxes[i + 1 :]:
+            assert x + w + gap <= px or px + pw + gap <= x or y + h + gap <= py or py + ph + gap <= y, boxes
+
+
+@pytest.mark.parametrize(
+    ("sides", "width", "height", "gap"),
+    [
+        ((110, 105, 100, 95, 90), 384, 288, 14),  # multi-label choice: the five largest sizes it draws
+        ((104, 98, 92, 86, 80, 74, 68), 448, 336, 8),  # localization: the seven largest
+    ],
+    ids=["multichoice", "localization"],
+)
+def test_rows_fit_the_largest_shapes(sides, width, height, gap):
+    sizes = [(s, s) for s in sides]
+    _assert_apart_inside(_shelf_place(sizes, width, height, gap=gap), sizes, width, height, gap)
+    # the same sizes in another order (the rows are laid out tallest first, corners returned in the given order)
+    shuffled = sizes[::-1]
+    _assert_apart_inside(_shelf_place(shuffled, width, height, gap=gap), shuffled, width, height, gap)
+    # a canvas too short for even one row is refused, not overfilled
+    with pytest.raises(RuntimeError, match="cannot fit shapes"):
+        _shelf_place(sizes, width, max(sides) + 2 * gap - 1, gap=gap)
+
+
+def test_a_shelf_keeps_the_gap_to_the_canvas_edge():
+    """A box fits exactly when the gap fits on both sides; one pixel less either way is refused."""
+    gap, side = 8, 50
+    assert _shelf_place([(side, side)], side + 2 * gap, side + 2 * gap, gap=gap) == [(gap, gap)]
+    for width, height in ((side + 2 * gap - 1, side + 2 * gap), (side + 2 * gap, side + 2 * gap - 1)):
+        with pytest.raises(RuntimeError, match="cannot fit shapes"):
+            _shelf_place([(side, side)], width, height, gap=gap)
 
 
 @settings(max_examples=40, deadline=None)

@@ -125,15 +125,9 @@ def _candidates(s: str, style: str) -> list[_Cand]:
 
 def _start_label(s: str, style: str) -> _Cand | None:
     """A label opening the text: "B", "(b)", "B. The upper line", "Option B", "B because ..."."""
-    lead = _LEADING_JUNK.match(s)
-    offset = lead.end() if lead else 0
-    for c in _candidates(s, style):
-        if c.start < offset:
-            continue
-        if c.start > offset or s[offset : c.start].strip("([{ "):
-            return None
-        return c
-    return None
+    offset = _LEADING_JUNK.match(s).end()  # every part of the pattern is optional: it always matches
+    cands = _candidates(s, style)  # none can start inside the junk (symbols and whole words only)
+    return cands[0] if cands and cands[0].start == offset else None
 
 
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -236,9 +230,9 @@ def _last_line_label(s: str, n: int, style: str, options: Sequence[Any] | None) 
     return _read_choice(lines[-1].strip(), n, style, options)
 
 
-def _choice_result(idx: int, n: int, reason: str = "") -> Parsed:
+def _choice_result(idx: int, n: int) -> Parsed:
     if 0 <= idx < n:
-        return Parsed(idx, True, reason)
+        return Parsed(idx, True)
     return Parsed(-1, True, "out_of_range")
 
 
@@ -271,7 +265,7 @@ def _read_choice(s: str, n: int, style: str, options: Sequence[Any] | None) -> P
     weak = {c.index for c in cands}
     if len(strong) == 1:
         return _choice_result(strong.pop(), n)
-    if len(strong) > 1 or len(weak) > 1:
+    if len(weak) > 1:  # weak holds every candidate, strong ones too: two strong labels are ambiguous here
         return _fail("ambiguous")
     if len(weak) == 1:
         return _choice_result(weak.pop(), n)

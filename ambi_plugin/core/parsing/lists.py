@@ -51,7 +51,7 @@ def _split_items(s: str, sep: str) -> list[str]:
     elif len(lines) >= 2 and all(len(ln.split()) <= 6 for ln in lines):
         raw = lines
     else:
-        raw = s.split(sep) if sep else [s]
+        raw = s.split(sep)  # parse_list never passes an empty separator
     return [item for item in (_clean_item(x) for x in raw) if item]
 
 

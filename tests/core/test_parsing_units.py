@@ -1,0 +1,301 @@
+"""core/parsing/, rule by rule below the parsers' own docstrings: the helpers every parser shares (response_text,
+clean-up, answer-marker segments, roman numerals, option labels), the order of the choice reader, the opening
+words of a boolean reply, list splitting and the parser factory. Written against the mutants mutation testing
+found no test for (bench/mutation.py); each assertion is a behaviour a user of the parsers relies on."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ambi_plugin.core.parsing import (
+    Parsed,
+    extract_answer_marker,
+    get_parser,
+    option_label,
+    parse_answer,
+    parse_bool,
+    parse_choice,
+    parse_color,
+    parse_layers,
+    parse_letter_set,
+    parse_list,
+    parse_object,
+    response_text,
+)
+from ambi_plugin.core.parsing.choice import _roman
+from ambi_plugin.core.parsing.text import _segments
+
+# ----------------------------------------------------------------------------- response_text
+
+
+def test_response_text_defaults_read_any_object():
+    assert response_text("B") == "B"
+    assert response_text(None) == ""
+    assert response_text(12) == "12"
+    assert response_text(b"caf\xc3\xa9 \xff") == "café \ufffd"  # UTF-8, undecodable bytes replaced
+    assert response_text(bytearray(b"ok")) == "ok" and response_text(memoryview(b"ok")) == "ok"
+    assert response_text(["A", "B"]) == "['A', 'B']"  # lists are text unless first_of_lists
+    assert response_text(math.nan) == "nan"
+
+
+def test_response_text_keywords():
+    assert response_text([["A", "x"], "y"], first_of_lists=True) == "A"
+    assert response_text([], first_of_lists=True) == "[]"  # an empty list has no first element
+    assert response_text([None], first_of_lists=True, missing="?") == "?"
+    assert response_text(math.nan, nan_is_missing=True, missing=None) is None
+    assert response_text(1.5, nan_is_missing=True) == "1.5"
+    assert response_text(None, missing=None) is None
+    assert response_text(7, strings_only=True, missing="-") == "-" and response_text("s", strings_only=True) == "s"
+    assert response_text(b"ab", binary=()) == "b'ab'"  # not read as binary: its str()
+    assert response_text("abcdef", max_chars=3) == "def" and response_text("abc", max_chars=3) == "abc"
+    assert response_text("abcdef", max_chars=None) == "abcdef"
+
+
+def test_response_text_failing_str_gives_missing_or_raises():
+    class Broken:
+        def __str__(self):
+            raise RuntimeError("no text")
+
+    assert response_text(Broken()) == "" and response_text(Broken(), missing="?") == "?"
+    with pytest.raises(RuntimeError, match="no text"):
+        response_text(Broken(), on_error="raise")
+
+
+# ----------------------------------------------------------------------------- clean-up and markers
+
+
+def test_think_blocks_and_controls_are_removed():
+    assert parse_choice("<think>A? maybe B</think> C", 3).value == 2
+    assert parse_choice("<think>x</think><think>A</think> B", 3).value == 1  # the last closing tag
+    assert parse_choice("</think>B", 3).value == 1  # a closing tag at the very start
+    assert parse_list("cat,\x07dog").value == ["cat", "dog"]  # a control character is a space
+
+
+def test_markers_split_the_reply_last_first():
+    s = "Answer: A. Final answer: B"
+    assert _segments(s) == [" B", " A. "]
+    assert _segments("no marker here") == []
+    assert _segments("<answer>Answer: C") == [" C"]  # markers that touch: no empty segment between them
+    assert _segments("Answer: Answer: C") == [" C", " "]
+    assert _segments("x Answer: A y Answer: B z Answer: C") == [" C", " B z ", " A y "]
+    assert extract_answer_marker("The answer is: cat") == "cat" and extract_answer_marker("cat") is None
+
+
+# ----------------------------------------------------------------------------- labels
+
+
+@pytest.mark.parametrize(
+    ("n", "numeral"),
+    [(1, "i"), (4, "iv"), (9, "ix"), (14, "xiv"), (39, "xxxix"), (40, "xl"), (49, "xlix"), (90, "xc"),
+     (400, "cd"), (444, "cdxliv"), (500, "d"), (900, "cm"), (1000, "m"), (1994, "mcmxciv"), (3999, "mmmcmxcix")],
+)  # fmt: skip
+def test_roman_numerals(n, numeral):
+    assert _roman(n) == numeral
+
+
+def test_option_labels_and_their_errors():
+    assert [option_label(i, "roman") for i in (0, 3, 8)] == ["i", "iv", "ix"]
+    assert option_label(25, "letter") == "Z" and option_label(2, "letter_lower") == "c"
+    with pytest.raises(ValueError, match=r"^Expected argument `i` to be a non-negative int but got -1$"):
+        option_label(-1, "letter")
+    with pytest.raises(ValueError, match="non-negative int but got '1'"):
+        option_label("1", "letter")
+    with pytest.raises(ValueError, match="at most 26 options"):
+        option_label(26, "letter")
+
+
+# ----------------------------------------------------------------------------- the choice reader
+
+OPTS = ["red apple", "green pear", "blue plum"]
+
+
+def test_a_roman_token_of_mixed_case_is_skipped_not_the_end():
+    assert parse_choice("Ii or iii", 3, style="roman") == Parsed(2, True, "")
+
+
+def test_a_bracketed_label_is_strong():
+    assert parse_choice("It is (b), c is wrong.", 3) == Parsed(1, True, "")
+    assert parse_choice("It is b, c is wrong.", 3).reason == "ambiguous"
+
+
+def test_a_negated_label_is_not_a_candidate():
+    assert parse_choice("(B), not A.", 3) == Parsed(1, True, "")
+    assert parse_choice("Not A; (c).", 3) == Parsed(2, True, "")
+
+
+def test_an_opening_label_needs_to_stand_alone_or_be_strong():
+    assert parse_choice("B. The upper line", 3) == Parsed(1, True, "")  # strong
+    assert parse_choice("B\nbecause of the shading", 3) == Parsed(1, True, "")  # alone on its line
+    assert parse_choice("B - the upper line", 3) == Parsed(1, True, "")
+    assert parse_choice("B or C", 3).reason == "ambiguous"  # neither, and another label follows
+    assert parse_choice("Option: B, surely not C", 3).value == 1  # the keyword makes it strong
+    assert parse_choice("'B' it is", 3) == Parsed(1, True, "")  # leading junk before the label
+    assert parse_choice("x B", 3) == Parsed(1, True, "")  # not opening: the one label in the text
+    assert parse_choice("The letter (C) fits", 3) == Parsed(2, True, "")
+
+
+def test_the_option_text_is_read_exact_before_an_out_of_range_label_and_contained_last():
+    assert parse_choice("green pear", 3, options=OPTS) == Parsed(1, True, "option_text")
+    assert parse_choice("'Green  Pear'.", 3, options=OPTS) == Parsed(1, True, "option_text")  # light normalisation
+    assert parse_choice("I would say the green pear, clearly", 3, options=OPTS) == Parsed(1, True, "option_text")
+    assert parse_choice("D", 3, options=OPTS) == Parsed(-1, True, "out_of_range")
+    # an option's exact text wins over an out-of-range opening label ("E" is the text of option 0)
+    assert parse_choice("E", 2, options=["E", "F"]) == Parsed(0, True, "option_text")
+    # exact only at the second step: "pear" inside one option is read last, after the labels
+    assert parse_choice("pear, (c)", 3, options=OPTS) == Parsed(2, True, "")
+
+
+def test_labels_negated_led_by_a_keyword_bracketed_or_alone():
+    assert parse_choice("not A but B", 3) == Parsed(1, True, "")  # "not A" from the reply's first character
+    assert parse_choice("option B or c", 3) == Parsed(1, True, "")  # the keyword makes the opening label strong
+    assert parse_choice("(a) the cat", 3) == Parsed(0, True, "")  # bracketed: "a" is a label, not the article
+    assert parse_choice("B\nC is wrong", 3) == Parsed(1, True, "")  # alone on its line, whatever follows
+    assert parse_choice("> B\nC is wrong", 3) == Parsed(1, True, "")  # after leading junk
+    assert parse_choice("B. C. was my second guess", 3) == Parsed(1, True, "")  # a strong opening label wins
+    assert parse_choice("ii because iii is smaller", 3, style="roman").reason == "ambiguous"
+    # another label out of range does not make the opening one ambiguous
+    assert parse_choice("B because (D) is not offered", 3) == Parsed(1, True, "")
+
+
+def test_option_text_normalisation():
+    assert parse_choice("Green-Pear", 2, options=["green pear", "blue plum"]) == Parsed(0, True, "option_text")
+    # light normalisation keeps symbols: quotes and end punctuation go, in either order
+    for reply in ('"1 > 2".', '1 > 2."', "'1 > 2'"):
+        assert parse_choice(reply, 2, options=["1 > 2", "1 = 2"]) == Parsed(0, True, "option_text"), reply
+    assert parse_choice("ox", 2, options=["ox cart", "horse cart"]) == Parsed(0, True, "option_text")  # two letters
+    assert parse_choice("7", 2, options=["7 cats", "8 dogs"]).ok is False  # one character is too little
+
+
+def test_option_text_containment_rules():
+    same = ["cat", "Cat!", "dog"]  # two options equal after normalisation: only an exact light match counts
+    assert parse_choice("cat!", 3, options=same) is not None and parse_choice("a cat", 3, options=same).ok is False
+    nested = ["red", "red apple", "pear"]  # "red" inside "red apple": the longer option is the one named
+    assert parse_choice("It is the red apple.", 3, options=nested) == Parsed(1, True, "option_text")
+    assert parse_choice("an apple", 3, options=["apple pie", "apple tart", "plum"]).ok is False  # in two
+    assert parse_choice("the", 2, options=["the cat", "a dog"]).ok is False  # too weak to be contained
+    assert parse_choice("pie", 2, options=["apple pie", "plum"]) == Parsed(0, True, "option_text")
+
+
+def test_strong_and_weak_labels_in_the_text():
+    assert parse_choice("I think the answer might be (B) rather than C", 3) == Parsed(1, True, "")
+    assert parse_choice("Either (A) or (B).", 3).reason == "ambiguous"
+    assert parse_choice("maybe b or maybe c", 3).reason == "ambiguous"
+    assert parse_choice("Option E.", 3) == Parsed(-1, True, "out_of_range")  # a strong label out of range
+    assert parse_choice("so that is d", 3).ok is False  # a weak label out of range is not a candidate
+
+
+def test_letter_sets():
+    assert parse_letter_set("A and C", 4) == Parsed(frozenset({0, 2}), True, "")
+    assert parse_letter_set("a AND c OR d", 4) == Parsed(frozenset({0, 2, 3}), True, "")  # "and"/"or" any case
+    assert parse_letter_set("A, F", 4) == Parsed(frozenset({0, 5}), True, "out_of_range")  # list-like: kept
+    assert parse_letter_set("Shapes A and F are shown", 4) == Parsed(
+        frozenset({0}), True, ""
+    )  # a sentence: offered only
+    assert parse_letter_set("None of them", 4, none_index=3) == Parsed(frozenset({3}), True, "none")
+    for reply in ("A and F", "A or F", "a AND f"):  # "and" / "or" keep a reply list-like
+        assert parse_letter_set(reply, 4) == Parsed(frozenset({0, 5}), True, "out_of_range"), reply
+
+
+# ----------------------------------------------------------------------------- booleans
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("Not true, though it looks true.", False),
+        ("It is true, though it looks false.", True),
+        ("It is not true, though it looks true.", False),
+        ("It's true, though it looks false.", True),
+        ("It's not true, though it looks true.", False),
+    ],
+)
+def test_an_opening_verdict_wins_over_later_words(reply, value):
+    assert parse_bool(reply, kind="true_false") == Parsed(value, True, "")
+
+
+def test_verdict_words_not_opening_must_agree():
+    assert parse_bool("Maybe true, maybe false.", kind="true_false").reason == "ambiguous"
+    assert parse_bool("The statement is false.", kind="true_false") == Parsed(False, True, "")
+    assert parse_bool("Yes, the statement is false.", kind="true_false") == Parsed(False, True, "")  # primary words
+    assert parse_bool("True, though some would say false.", kind="yes_no") == Parsed(True, True, "")  # fallback pair
+
+
+def test_a_negation_counts_within_thirty_characters_before_the_word():
+    near = "It is not " + "x" * 25 + " true."  # "not" 30 characters before "true"
+    far = "It is not " + "x" * 26 + " true."  # 31
+    assert parse_bool(near, kind="true_false").value is False
+    assert parse_bool(far, kind="true_false").value is True
+
+
+# ----------------------------------------------------------------------------- lists and objects
+
+
+def test_list_splitting_rules():
+    assert parse_list("- cat\n- dog").value == ["cat", "dog"]  # two bullet lines
+    assert parse_list("- cat").value == ["cat"]
+    assert parse_list("Intro line\n- cat\n- dog").value == ["cat", "dog"]  # bullets among other lines
+    assert parse_list("1. cat 2. dog").value == ["cat", "dog"]
+    assert parse_list("1. cat 3. dog").value == ["1. cat 3. dog"]  # numbers must run 1, 2, ...
+    assert parse_list("see: 1. cat 2. dog").value == ["see: 1. cat 2. dog"]  # and open the text
+    assert parse_list("1. cat 2. dog 3. owl").value == ["cat", "dog", "owl"]
+    assert parse_list("cat\ndog").value == ["cat", "dog"]  # short lines
+    assert parse_list("a cat with six words here\ndog").value == ["a cat with six words here", "dog"]
+    # a line of seven words: not a list of lines, and no comma: one item
+    assert parse_list("a cat with seven words right here\ndog").value == ["a cat with seven words right here dog"]
+    assert parse_list("cat; dog", sep=";").value == ["cat", "dog"]
+    assert parse_list("cat, dog", sep="").value == ["cat", "dog"]  # an empty separator: the comma
+    # a long first line without the separator: the whole reply is split on it
+    assert parse_list("a long first line with many words in it\ncat, dog").value == [
+        "a long first line with many words in it cat",
+        "dog",
+    ]
+
+
+def test_list_items_are_cleaned():
+    assert parse_list('"cat", (dog)!').value == ["cat", "dog"]
+    assert parse_list("Object1: cat, Object 2: dog").value == ["cat", "dog"]
+    assert parse_list("Object1: 'cat'").value == ["cat"]  # quotes inside the label's value too
+    assert parse_list("cat, no answer").value == ["cat"]
+    assert parse_layers("sand, dunes; skull;").value == [["sand", "dunes"], ["skull"]]
+
+
+def test_objects_from_sentences():
+    assert parse_object("The hidden animal is a leopard.").value == "leopard"
+    assert parse_object("Object: 'butterfly'").value == "butterfly"
+    assert parse_object("I can see an owl peeking out of the bark.").value == "owl"  # cut at a participle
+    assert parse_object("I can see a king hiding in the grass.").value == "king"  # but not the first word
+    assert parse_object("I can see a big fat grey tabby cat.").value == "big fat grey tabby"  # four words at most
+    # a generic word ("illusion") is not the object, whatever the order
+    assert parse_object("There is a leopard in this picture, which is an illusion.").value == "leopard"
+    # a sentence whose object phrase is empty ("a camouflaged ...": cut at once) is passed over, not an error
+    assert not parse_object("It is a camouflaged leopard.").reason.startswith("parser_error")
+
+
+# ----------------------------------------------------------------------------- dispatch
+
+
+def test_the_record_style_is_used_when_valid():
+    assert parse_answer("ii", "letter", n_options=3, style="roman") == Parsed(1, True, "")
+    assert parse_answer("B", "letter", n_options=3, style="bogus") == Parsed(1, True, "")  # invalid: the format's
+    assert parse_answer("ii", "roman", n_options=3, style=None) == Parsed(1, True, "")
+
+
+def test_get_parser_checks_its_configuration():
+    for fmt in ("letter", "roman", "letter_set"):
+        with pytest.raises(ValueError, match=f"answer format '{fmt}' needs `n_options`"):
+            get_parser(fmt)
+    assert get_parser("roman", options=["x", "y"])("ii") == Parsed(1, True, "")
+    assert get_parser("letter_set", options=["x", "y", "z"])("A, C") == Parsed(frozenset({0, 2}), True, "")
+    # letter sets count their options: "D" of three is out of range
+    assert get_parser("letter_set", options=["x", "y", "z"])("Shapes A and D") == Parsed(frozenset({0}), True, "")
+    with pytest.raises(ValueError, match="`fmt` to be one of"):
+        get_parser("bogus")
+    with pytest.raises(ValueError, match="`style` to be one of"):
+        get_parser("letter", n_options=2, style="greek")
+
+
+def test_parse_color_reason():
+    assert parse_color("no colour named") == Parsed(None, False, "no_color_term")
+    assert str(parse_color("Answer: greenish yellow").value) == "greenish-yellow"
