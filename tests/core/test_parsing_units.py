@@ -188,14 +188,16 @@ def test_strong_and_weak_labels_in_the_text():
 
 def test_letter_sets():
     assert parse_letter_set("A and C", 4) == Parsed(frozenset({0, 2}), True, "")
-    assert parse_letter_set("a AND c OR d", 4) == Parsed(frozenset({0, 2, 3}), True, "")  # "and"/"or" any case
+    assert parse_letter_set("a AND c", 4) == Parsed(frozenset({0, 2}), True, "")  # "and" in any case
+    assert not parse_letter_set("a AND c OR d", 4).ok  # an "or" offers alternatives: no choice (issue 31's rules)
     assert parse_letter_set("A, F", 4) == Parsed(frozenset({0, 5}), True, "out_of_range")  # list-like: kept
     assert parse_letter_set("Shapes A and F are shown", 4) == Parsed(
         frozenset({0}), True, ""
     )  # a sentence: offered only
     assert parse_letter_set("None of them", 4, none_index=3) == Parsed(frozenset({3}), True, "none")
-    for reply in ("A and F", "A or F", "a AND f"):  # "and" / "or" keep a reply list-like
+    for reply in ("A and F", "a AND f"):  # "and" keeps a reply list-like
         assert parse_letter_set(reply, 4) == Parsed(frozenset({0, 5}), True, "out_of_range"), reply
+    assert not parse_letter_set("A or F", 4).ok  # alternatives, not a choice
 
 
 # ----------------------------------------------------------------------------- booleans
