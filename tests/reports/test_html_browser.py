@@ -265,8 +265,11 @@ def test_keyboard_dark_mode_and_every_markdown_section(browser, report_dir):
     assert not page.problems and not page.remote, (page.problems, page.remote)
 
 
-def test_images_are_copied_and_thumbnailed_once(report_dir):
+def test_images_are_copied_and_thumbnailed_once(report_dir, monkeypatch):
     from ambi_plugin.cli import main
+
+    # the report written again the same way: where the tasks read their data as the first time (the suite folder)
+    monkeypatch.setenv("AMBI_SYNTH_DIR", str(report_dir[0].parent / "suite"))
 
     rep, outs, records = report_dir
     thumbs = sorted((rep / "items" / "thumb").iterdir())
