@@ -212,3 +212,21 @@ def test_every_section_of_the_markdown_report_is_in_the_page(tmp_path):
     assert [h for h in want if h not in got] == []
     for kind in ("AmbiBench Table 1", "Significance tests", "Paper: AmbiBench Table 10", "Switch heads", "heads: "):
         assert any(h.startswith(kind) for h in want), kind  # each kind of section was there to be checked
+
+
+def test_a_truncated_image_gets_no_thumbnail_even_when_pil_loads_truncated_images(tmp_path, monkeypatch):
+    """lmms-eval sets PIL's LOAD_TRUNCATED_IMAGES on import: a report built in such a process must still show a cut
+    file as unreadable (no thumbnail), never as a picture padded with gray."""
+    from PIL import Image, ImageFile
+
+    from ambi_plugin.reports.web.items import _thumbnail
+
+    good, cut = tmp_path / "good.png", tmp_path / "cut.png"
+    Image.new("RGB", (400, 300), (10, 200, 30)).save(good)
+    Image.effect_noise((400, 300), 80).save(cut)
+    cut.write_bytes(cut.read_bytes()[:200])
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    _thumbnail(good, tmp_path / "thumb" / "good.jpg")
+    _thumbnail(cut, tmp_path / "thumb" / "cut.jpg")
+    assert Image.open(tmp_path / "thumb" / "good.jpg").size == (200, 150)
+    assert not (tmp_path / "thumb" / "cut.jpg").exists()

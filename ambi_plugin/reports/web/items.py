@@ -66,20 +66,24 @@ class _Media:
 
 
 def _thumbnail(src: Path, dest: Path) -> None:
+    """A JPEG thumbnail of an image that decodes whole; none for a file cut short or unreadable (the item shows no
+    picture), also in a process where lmms-eval has told PIL to load truncated images (core/images.decode)."""
     from PIL import Image
 
+    from ambi_plugin.core.images import decode
+
     try:
-        with Image.open(src) as img:
-            img.thumbnail((THUMB_PX, THUMB_PX))
-            if img.mode in ("RGBA", "LA", "P"):
-                img = img.convert("RGBA")
-                flat = Image.new("RGB", img.size, (255, 255, 255))
-                flat.paste(img, mask=img.split()[-1])
-                img = flat
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            img.convert("RGB").save(dest, "JPEG", quality=82)
-    except (OSError, ValueError, SyntaxError):
-        return  # not an image PIL reads: the full file is still linked
+        img = decode(src, mode=None)
+    except Exception:  # noqa: BLE001 - not an image we read whole: the full file is still linked
+        return
+    img.thumbnail((THUMB_PX, THUMB_PX))
+    if img.mode in ("RGBA", "LA", "P"):
+        img = img.convert("RGBA")
+        flat = Image.new("RGB", img.size, (255, 255, 255))
+        flat.paste(img, mask=img.split()[-1])
+        img = flat
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    img.convert("RGB").save(dest, "JPEG", quality=82)
 
 
 def _cut(text: Any) -> str:
