@@ -173,6 +173,8 @@ def test_every_item_image_is_two_clicks_from_the_overview(browser, report_dir):
         page.evaluate("location.hash = '#overview'")
         page.click(f"#overview-table a[href='#items={task}']")  # click 1
         last = recs[3]  # the last item the runs logged (--limit 4)
+        # the list renders after the click: wait for the item itself (on a busy machine it can take a moment)
+        page.locator(f"#item-list > li[data-id='{last['id']}']").first.wait_for(timeout=30000)
         thumb = page.locator(f"#item-list > li[data-id='{last['id']}'] button.thumb")
         if not thumb.count():
             continue
