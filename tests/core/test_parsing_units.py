@@ -71,6 +71,7 @@ def test_think_blocks_and_controls_are_removed():
     assert parse_choice("<think>x</think><think>A</think> B", 3).value == 1  # the last closing tag
     assert parse_choice("</think>B", 3).value == 1  # a closing tag at the very start
     assert parse_list("cat,\x07dog").value == ["cat", "dog"]  # a control character is a space
+    assert parse_object("</think>leopard").value == "leopard"  # a closing tag at the very start goes too
 
 
 def test_markers_split_the_reply_last_first():
@@ -79,6 +80,7 @@ def test_markers_split_the_reply_last_first():
     assert _segments("no marker here") == []
     assert _segments("<answer>Answer: C") == [" C"]  # markers that touch: no empty segment between them
     assert _segments("Answer: Answer: C") == [" C", " "]
+    assert _segments("The answer is:") == [""]  # a marker at the very end: an empty last segment
     assert _segments("x Answer: A y Answer: B z Answer: C") == [" C", " B z ", " A y "]
     assert extract_answer_marker("The answer is: cat") == "cat" and extract_answer_marker("cat") is None
 
@@ -89,7 +91,8 @@ def test_markers_split_the_reply_last_first():
 @pytest.mark.parametrize(
     ("n", "numeral"),
     [(1, "i"), (4, "iv"), (9, "ix"), (14, "xiv"), (39, "xxxix"), (40, "xl"), (49, "xlix"), (90, "xc"),
-     (400, "cd"), (444, "cdxliv"), (500, "d"), (900, "cm"), (1000, "m"), (1994, "mcmxciv"), (3999, "mmmcmxcix")],
+     (150, "cl"), (400, "cd"), (444, "cdxliv"), (500, "d"), (900, "cm"), (1000, "m"), (1994, "mcmxciv"),
+     (3888, "mmmdccclxxxviii"), (3999, "mmmcmxcix")],
 )  # fmt: skip
 def test_roman_numerals(n, numeral):
     assert _roman(n) == numeral
@@ -143,8 +146,11 @@ def test_the_option_text_is_read_exact_before_an_out_of_range_label_and_containe
     assert parse_choice("D", 3, options=OPTS) == Parsed(-1, True, "out_of_range")
     # an option's exact text wins over an out-of-range opening label ("E" is the text of option 0)
     assert parse_choice("E", 2, options=["E", "F"]) == Parsed(0, True, "option_text")
-    # exact only at the second step: "pear" inside one option is read last, after the labels
+    # exact only at the second step: an option's text inside the reply is read last, after the labels
     assert parse_choice("pear, (c)", 3, options=OPTS) == Parsed(2, True, "")
+    assert parse_choice("green pear or (c)", 3, options=OPTS) == Parsed(2, True, "")
+    # equal after alphanumeric normalisation, though made of weak words only
+    assert parse_choice("To be", 2, options=["to-be", "or not"]) == Parsed(0, True, "option_text")
 
 
 def test_labels_negated_led_by_a_keyword_bracketed_or_alone():
@@ -237,6 +243,7 @@ def test_a_negation_counts_within_thirty_characters_before_the_word():
 def test_list_splitting_rules():
     assert parse_list("- cat\n- dog").value == ["cat", "dog"]  # two bullet lines
     assert parse_list("- cat").value == ["cat"]
+    assert parse_list("- cat, black\n- dog").value == ["cat, black", "dog"]  # two bullet lines win over commas
     assert parse_list("Intro line\n- cat\n- dog").value == ["cat", "dog"]  # bullets among other lines
     assert parse_list("1. cat 2. dog").value == ["cat", "dog"]
     assert parse_list("1. cat 3. dog").value == ["1. cat 3. dog"]  # numbers must run 1, 2, ...
