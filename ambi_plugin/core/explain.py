@@ -13,7 +13,8 @@ from typing import Any
 
 from ambi_plugin.core import parsing as P
 from ambi_plugin.core.answers import gold_response
-from ambi_plugin.core.restate import hedge_verdict, restated_verdict
+from ambi_plugin.core.parsing.booleans import _own_turn, restatement
+from ambi_plugin.core.restate import hedge_verdict
 from ambi_plugin.core.scoring import _parse, answer_format, score_item
 
 _SHOW = 400  # characters of a long text shown
@@ -47,8 +48,8 @@ def _stages(record: dict, cleaned: str, fmt: str) -> list[tuple[str, str]]:
         hedge = hedge_verdict(span)
         out.append(("hedge at the opening", "none" if hedge is None else ("says yes" if hedge else "says no")))
         question = P._clean(record.get("question") or "")
-        if question:
-            restated = restated_verdict(span, question)
+        if question:  # compared as the parser compares it: the whole reply, a statement read as one
+            restated = restatement(_own_turn(cleaned), question, fmt)
             out.append(("question compared", _short(question)))
             out.append(("restatement of it", "none" if restated is None else ("as asked" if restated else "negated")))
         else:

@@ -47,3 +47,27 @@ def test_cli_explains_one_item_of_a_task(tmp_path, capsys):
     assert ("score: correct" in out) == (rec["answer_bool"] is False)
     assert main(["score", "--task", task, "--answers", str(answers), "--explain", "no-such-id"]) == 2
     assert "has no record id 'no-such-id'" in capsys.readouterr().err
+
+
+def test_the_restatement_shown_is_the_one_the_reading_came_from():
+    """On every real true/false and yes/no reply of the corpus read as a restatement, the stage line says the same
+    thing as the reading (a true/false item's statement is compared as a statement, the whole reply as the parser
+    reads it)."""
+    from pathlib import Path
+
+    corpus = Path(__file__).parent / "corpus_real"
+    checked = 0
+    for name in ("visonlyqa.jsonl", "tempcompass.jsonl"):
+        for line in (corpus / name).read_text(encoding="utf-8").splitlines():
+            item = json.loads(line)
+            if item["fmt"] not in ("true_false", "yes_no"):
+                continue
+            rec = {"id": item["id"], "task_type": item["fmt"], "question": item["question"], "answer_bool": True}
+            lines = explain_item(rec, item["response"])
+            reading = next(x for x in lines if x.startswith("reading: "))
+            if not reading.endswith("[restated]"):
+                continue
+            shown = next(x for x in lines if "restatement of it: " in x).split(": ", 1)[1]
+            assert shown == ("as asked" if reading.startswith("reading: True") else "negated"), (item["id"], lines)
+            checked += 1
+    assert checked >= 20

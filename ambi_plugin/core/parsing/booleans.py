@@ -75,6 +75,14 @@ def _determiner_no(s: str, pos: int) -> bool:
 _DETERMINER_NO = re.compile(r"no\s+[a-z]", re.IGNORECASE)
 
 
+def restatement(s: str, question: str, kind: str) -> bool | None:
+    """What ``s`` says by restating ``question`` (a true/false item's statement when ``kind`` is ``true_false``): True
+    as asked, False negated, None when it restates neither. In a chain of thought (more than three sentences) only its
+    conclusions decide."""
+    long = len(re.findall(r"[.!?](?:\s|$)|\n", s.strip())) > 3
+    return restated_verdict(s, question, conclusions_only=long, statement=kind == "true_false")
+
+
 def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = None) -> Parsed | None:
     """One span's verdict, None when it has none. Order: a verdict word after a marker (``first_only``) or
     opening the span; a hedge opening it ("Not really", "Of course"); given the question, a restatement of it
@@ -101,8 +109,7 @@ def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = No
         values = {v for vocab in _BOOL_VOCAB[kind][:1] for pos, v in _verdicts(s, vocab) if _opens_sentence(s, pos)}
         return Parsed(values.pop(), True, "hedged") if len(values) == 1 else _fail("uncertain")
     if question and not any(not _determiner_no(s, pos) for pos, _ in found):
-        long = len(re.findall(r"[.!?](?:\s|$)|\n", s.strip())) > 3  # a chain of thought: its conclusions decide
-        restated = restated_verdict(s, question, conclusions_only=long, statement=kind == "true_false")
+        restated = restatement(s, question, kind)
         if restated is not None:
             return Parsed(restated, True, "restated")
     for vocab in _BOOL_VOCAB[kind]:
