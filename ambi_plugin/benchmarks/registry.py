@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.benchmarks.commands import Command, CommandTools, Importer, SwitchHeads
+
 
 def test_split(records: str) -> tuple[str, str]:
     """The default placement: config = records name, split ``test``."""
@@ -143,6 +145,16 @@ class BenchmarkEntry:
     * ``results_extra``: (key, function of the results dict -> a dict or None) for the results JSON's ``ambi_plugin``
       section, e.g. the seeds of opt-in prompt variants.
     * ``rescore``: :class:`Rescore`; ``significance``: :class:`Significance`.
+    * ``repeated_runs(metrics)``: its summary of N runs (``ambi_plugin.reports.repeated_runs``): ``{task: {metric:
+      {"mean", "std", "n"}}}`` -> ``{"text": its table, ...what else the summary JSON holds}``; None: one row per
+      task and metric.
+
+    The ``ambi`` command (:mod:`ambi_plugin.benchmarks.commands`):
+
+    * ``commands``: commands of its own (:class:`Command`: ``ambi <name> ...``);
+    * ``importer``: ``ambi import <name>`` (:class:`Importer`: its reader and its own options);
+    * ``switch_heads``: the defaults of ``ambi switch-heads`` (:class:`SwitchHeads`), for the benchmark whose paper
+      the experiment is.
     """
 
     name: str
@@ -170,6 +182,10 @@ class BenchmarkEntry:
     results_extra: tuple[str, Callable[[dict], dict | None]] | None = None
     rescore: Rescore | None = None
     significance: Significance | None = None
+    repeated_runs: Callable[[Mapping[str, Mapping[str, Mapping[str, float]]]], dict] | None = None
+    commands: tuple[Command, ...] = ()
+    importer: Importer | None = None
+    switch_heads: SwitchHeads | None = None
 
     @property
     def card_file(self) -> str:
@@ -338,6 +354,10 @@ __all__ = [
     "REGISTRY",
     "BenchmarkEntry",
     "BenchmarkPluginError",
+    "Command",
+    "CommandTools",
+    "Importer",
+    "SwitchHeads",
     "HubRelease",
     "Judged",
     "Rescore",
