@@ -225,9 +225,9 @@ def test_the_toy_brings_its_own_command_and_importer(toybench, tmp_path, monkeyp
 
 
 def test_a_command_two_parties_claim_is_one_line(toybench, capsys):
-    """A benchmark may not take a command ``ambi`` has, nor one another benchmark declares: ``ambi`` says which,
-    in one line, before parsing anything."""
-    from ambi_plugin.benchmarks.registry import REGISTRY, BenchmarkEntry, Command, entries, register
+    """A benchmark may not take a command ``ambi`` has, nor one another benchmark declares, nor an option of
+    ``ambi import`` another importer has: ``ambi`` says which, in one line, before parsing anything."""
+    from ambi_plugin.benchmarks.registry import REGISTRY, BenchmarkEntry, Command, Importer, entries, register
     from ambi_plugin.cli import main
 
     entries()
@@ -239,6 +239,13 @@ def test_a_command_two_parties_claim_is_one_line(toybench, capsys):
             REGISTRY.pop(name)
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"'ambi {taken}'" in err[0] and name in err[0] and "rename" in err[0], err
+    register(BenchmarkEntry("clash_import", importer=Importer(lambda *a: {}, lambda im: im.add_argument("--layout"))))
+    try:
+        assert main(["tasks"]) == 2  # --layout: AmbiBench's importer has it
+    finally:
+        REGISTRY.pop("clash_import")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'clash_import'" in err[0] and "--layout" in err[0] and "rename" in err[0], err
 
 
 def test_a_benchmark_module_that_cannot_be_imported_stops_ambi_in_one_line(monkeypatch, capsys):

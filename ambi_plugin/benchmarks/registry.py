@@ -5,8 +5,10 @@ calling :func:`register`); the generic layers ask :func:`entries` / :func:`get` 
 says how the benchmark's sources are read into a canonical folder (``<records>.jsonl`` + media, the schema of
 :mod:`ambi_plugin.core.schema`), where its releases are (Hub repos and the variables that name others, the layouts
 of a local copy ``$AMBI_<NAME>_DIR``), what ``ambi data`` and the preflight tell a user who lacks it, its paper tables
-and reference rows, how ``ambi score`` re-scores its tasks, and what it adds to the results JSON. Everything else
-(typed features, checks, the card, the upload: :mod:`ambi_plugin.data.hub`; status, preflight, reports) is generic.
+and reference rows, how ``ambi score`` re-scores its tasks, what it adds to the results JSON, and what it adds to
+the ``ambi`` command (commands of its own, its ``ambi import`` options: :mod:`ambi_plugin.benchmarks.commands`).
+Everything else (typed features, checks, the card, the upload: :mod:`ambi_plugin.data.hub`; status, preflight,
+reports) is generic.
 
 Where entries come from (:func:`entries`):
 
