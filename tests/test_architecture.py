@@ -292,23 +292,6 @@ def test_no_cycle_between_modules_of_a_folder():
 # The generic layers ask the benchmark registry (ambi_plugin/benchmarks/registry.py) and never name a benchmark.
 GENERIC_LAYERS = ("data", "reports", "lmms", "vlmeval", "cli")
 BENCHMARK_NAME = re.compile(r"ambibench|illusionbench|illusionvqa|via[-_ ]?bench|rcid", re.IGNORECASE)
-# module -> why it may still name one. Each is a benchmark's own piece that lives above its folder because it drives
-# a layer its folder may not import (reports, data/hub, the CLI's argument parsing), not knowledge a generic layer
-# keeps about a benchmark.
-NAMES_A_BENCHMARK = {
-    "ambi_plugin.cli.viabench": "`ambi viabench` (import / baseline / runs): VIA-Bench's own command; `runs` prints "
-    "reports.viabench_runs, a reports-layer module its folder may not import",
-    "ambi_plugin.reports.viabench_runs": "VIA-Bench's repeated-runs summary (mean and std over runs per category): "
-    "it reads results JSONs with reports/ (results, stats), above the benchmark's folder",
-    "ambi_plugin.cli.rcid_copy": "`ambi rcid-copy`: RCID's own command (generated copy, Hub copy, the authors' data)",
-    "ambi_plugin.cli.data": "registers the two commands above and `ambi import <benchmark>`, whose options "
-    "(--shuffle-seed, --task, --fewshot-*, --layout) are each one benchmark's importer's",
-    "ambi_plugin.cli.parser": "the order of `ambi --help`, which lists the two commands above by name",
-    "ambi_plugin.cli.switch_heads_args": "the switch-head analysis's defaults are the AmbiBench paper's experiment "
-    "(its records and tasks), argument defaults the user overrides",
-    "ambi_plugin.data.hub.published": "`ambi build ambibench` as a function (the AmbiBench docs' published layout), "
-    "a wrapper over the generic build",
-}
 
 
 def _docstrings(tree: ast.Module) -> set[int]:
@@ -350,7 +333,8 @@ def _code_texts(tree: ast.Module):
 
 def test_generic_layers_name_no_benchmark():
     """data, reports, lmms, vlmeval and cli ask the registry: no identifier or string of their code names one of the
-    five benchmarks, but for the modules listed in NAMES_A_BENCHMARK (each with why)."""
+    five benchmarks. A benchmark's own command, importer options, report layout or analysis defaults are on its
+    registry entry (``benchmarks/<b>/entry.py``), not in a generic module."""
     found: dict[str, list[str]] = {}
     for module, (_path, _pkg, tree) in _modules().items():
         if _unit(module) not in GENERIC_LAYERS:
@@ -358,9 +342,6 @@ def test_generic_layers_name_no_benchmark():
         hits = [f"{line}: {text[:80]!r}" for line, text in _code_texts(tree) if BENCHMARK_NAME.search(text)]
         if hits:
             found[module] = hits
-    unexpected = {m: h for m, h in found.items() if m not in NAMES_A_BENCHMARK}
-    assert not unexpected, "generic modules that name a benchmark (ask the registry instead):\n" + "\n".join(
-        f"{m}: {', '.join(h[:4])}" for m, h in sorted(unexpected.items())
+    assert not found, "generic modules that name a benchmark (ask the registry instead):\n" + "\n".join(
+        f"{m}: {', '.join(h[:4])}" for m, h in sorted(found.items())
     )
-    stale = sorted(set(NAMES_A_BENCHMARK) - set(found))
-    assert not stale, f"allowed to name a benchmark but no longer does (remove from NAMES_A_BENCHMARK): {stale}"

@@ -3,8 +3,9 @@ five use (a registry entry; found through ``$AMBI_BENCHMARKS``), appears everywh
 
 The toy is a package in a temporary folder: ``toybench/__init__.py`` registers its entry (title, local-copy layout,
 task group, preflight hint, a paper table with a reference row, a results-JSON extra), ``toybench/task_yamls/``
-holds its task and group, ``toybench/data/`` its records and images. It shows up in ``ambi tasks``, ``ambi data``,
-the preflight, ``ambi eval`` (the real lmms-eval CLI, ``ambi_replay`` model, ``--limit``), ``ambi score``,
+holds its task and group, ``toybench/data/`` its records and images; its entry also declares a command of its own
+(``ambi toybench-runs``) and an importer (``ambi import toybench``). It shows up in ``ambi tasks``, ``ambi data``,
+``ambi --help``, ``ambi import``, the preflight, ``ambi eval`` (the real lmms-eval CLI, ``ambi_replay`` model, ``--limit``), ``ambi score``,
 ``ambi report`` and VLMEvalKit's dataset list; and the package folder is left as it was.
 """
 
@@ -26,8 +27,11 @@ TASK, GROUP = "toybench_shapes_yes_no", "toybench_all"
 
 ENTRY = '''"""ToyBench: is there a circle? One folder: this registration, task_yamls/, data/."""
 
+import json
+import shutil
+
 from ambi_plugin.benchmarks.layout import Column, Layout
-from ambi_plugin.benchmarks.registry import BenchmarkEntry, register
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, Command, Importer, register
 
 TABLE = Layout("toy_table_1", "toybench", "ToyBench Table 1: yes/no accuracy (%)",
                (Column("Shapes", (("toybench_shapes_yes_no", "acc"),)),))
@@ -38,6 +42,31 @@ REFERENCE = {"tables": {"toy_table_1": {"title": "Table 1", "unit": "percent", "
 def _extra(results):
     ran = [t for t in results.get("configs") or {} if t.startswith("toybench_")]
     return {"shapes": "circles and squares", "tasks": ran} if ran else None
+
+
+def _runs_arguments(parser):
+    parser.add_argument("results", nargs="+", help="results JSONs of repeated runs")
+
+
+def _runs(args, tools):
+    out = tools.repeated_runs(args.results)
+    print(f"{out['runs']} run(s)\\n{out['text']}")
+    return 0
+
+
+def _import_arguments(im):
+    im.add_argument("--toy-question", default="Is there a circle?", help="toybench: the question of every record")
+
+
+def _import(jsonl, images, out, args):
+    rows = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
+    shutil.copytree(images, out / "images")
+    with (out / "toybench_shapes.jsonl").open("w") as fh:
+        for i, row in enumerate(rows):
+            fh.write(json.dumps({"id": f"toy{i}", "benchmark": "toybench", "category": "shapes",
+                                 "task_type": "yes_no", "image": "images/" + row["image"],
+                                 "question": args.toy_question, "answer_bool": row["circle"]}) + "\\n")
+    return {"toybench_shapes": len(rows)}
 
 
 register(BenchmarkEntry(
@@ -51,6 +80,8 @@ register(BenchmarkEntry(
     paper_layouts=lambda: (TABLE,),
     reference=lambda: REFERENCE,
     results_extra=("toybench", _extra),
+    commands=(Command("toybench-runs", "ToyBench: mean and std of repeated runs", _runs_arguments, _runs),),
+    importer=Importer(_import, _import_arguments),
 ))
 '''
 
@@ -154,6 +185,76 @@ def test_ambi_data_and_the_preflight_know_the_toy(toybench, monkeypatch, capsys)
     problems = run_preflight([GROUP]).problems
     assert len(problems) == 1 and TASK in problems[0].tasks
     assert problems[0].fix == "export AMBI_TOYBENCH_DIR=<the toybench/data folder of the toybench package>"
+
+
+def test_the_toy_brings_its_own_command_and_importer(toybench, tmp_path, monkeypatch, capsys):
+    """Its entry's ``commands`` and ``importer``: ``ambi toybench-runs`` in ``ambi --help`` (beside the benchmarks'
+    other commands, after ``ambi data``) running the generic repeated-runs summary it is handed, and
+    ``ambi import toybench`` with the toy's own option, writing a copy ``ambi data`` finds usable."""
+    from ambi_plugin.cli import COMMANDS, build_parser, main
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    text = capsys.readouterr().out
+    listed = [ln.split()[0] for ln in text.splitlines() if ln.startswith("    ") and ln[4] != " "]  # a command a line
+    assert listed == list(COMMANDS) and "ToyBench: mean and std of repeated runs" in " ".join(text.split())
+    assert listed.index("data") < listed.index("viabench") < listed.index("toybench-runs") < listed.index("judge-cache")
+
+    runs = []
+    for i, (acc, other) in enumerate([(0.5, 0.1), (0.75, 0.9)]):
+        runs.append(tmp_path / f"run{i}.json")
+        res = {TASK: {"acc,none": acc, "acc_stderr,none": 0.1}, "ambi_viabench_ci": {"acc_match,none": other}}
+        runs[-1].write_text(json.dumps({"results": res}))
+    assert main(["toybench-runs", *map(str, runs)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 run(s)\n") and f"| {TASK} | acc | 0.6250 ± 0.1768 | 2 |" in out  # sample std
+    assert "viabench" not in out and "stderr" not in out  # the toy's tasks only, no stderr rows
+
+    shipped = toybench / "data"
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"image": f"{i}.png", "circle": t}) + "\n" for i, t in enumerate(TRUTH)))
+    copy = tmp_path / "copy"
+    args = ["import", "toybench", "--jsonl", str(rows), "--images", str(shipped / "images"), "--out", str(copy)]
+    assert main([*args, "--toy-question", "Is a circle drawn?"]) == 0
+    assert f"wrote 6 records to {copy}: toybench_shapes 6" in capsys.readouterr().out
+    written = [json.loads(line) for line in (copy / "toybench_shapes.jsonl").read_text().splitlines()]
+    assert {r["question"] for r in written} == {"Is a circle drawn?"} and [r["answer_bool"] for r in written] == TRUTH
+    monkeypatch.setenv("AMBI_TOYBENCH_DIR", str(copy))
+    assert main(["data", "--check", "toybench"]) == 0
+    assert f"records: 6 in 1 task(s): {TASK} 6" in capsys.readouterr().out
+
+
+def test_a_command_two_parties_claim_is_one_line(toybench, capsys):
+    """A benchmark may not take a command ``ambi`` has, nor one another benchmark declares, nor an option of
+    ``ambi import`` another importer has: ``ambi`` says which, in one line, before parsing anything."""
+    from ambi_plugin.benchmarks.registry import REGISTRY, BenchmarkEntry, Command, Importer, entries, register
+    from ambi_plugin.cli import main
+
+    entries()
+    for name, taken in (("clash_data", "data"), ("clash_toy", "toybench-runs")):
+        register(BenchmarkEntry(name, commands=(Command(taken, "mine", lambda p: None, lambda a, t: 0),)))
+        try:
+            assert main(["tasks"]) == 2
+        finally:
+            REGISTRY.pop(name)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"'ambi {taken}'" in err[0] and name in err[0] and "rename" in err[0], err
+    register(BenchmarkEntry("clash_import", importer=Importer(lambda *a: {}, lambda im: im.add_argument("--layout"))))
+    try:
+        assert main(["tasks"]) == 2  # --layout: AmbiBench's importer has it
+    finally:
+        REGISTRY.pop("clash_import")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'clash_import'" in err[0] and "--layout" in err[0] and "rename" in err[0], err
+
+
+def test_a_benchmark_module_that_cannot_be_imported_stops_ambi_in_one_line(monkeypatch, capsys):
+    from ambi_plugin.cli import main
+
+    monkeypatch.setenv(BENCHMARKS_ENV, "no_such_benchmark_module")
+    assert main(["tasks"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'no_such_benchmark_module'" in err[0] and BENCHMARKS_ENV in err[0], err
 
 
 @pytest.mark.e2e

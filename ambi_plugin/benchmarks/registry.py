@@ -5,8 +5,10 @@ calling :func:`register`); the generic layers ask :func:`entries` / :func:`get` 
 says how the benchmark's sources are read into a canonical folder (``<records>.jsonl`` + media, the schema of
 :mod:`ambi_plugin.core.schema`), where its releases are (Hub repos and the variables that name others, the layouts
 of a local copy ``$AMBI_<NAME>_DIR``), what ``ambi data`` and the preflight tell a user who lacks it, its paper tables
-and reference rows, how ``ambi score`` re-scores its tasks, and what it adds to the results JSON. Everything else
-(typed features, checks, the card, the upload: :mod:`ambi_plugin.data.hub`; status, preflight, reports) is generic.
+and reference rows, how ``ambi score`` re-scores its tasks, what it adds to the results JSON, and what it adds to
+the ``ambi`` command (commands of its own, its ``ambi import`` options: :mod:`ambi_plugin.benchmarks.commands`).
+Everything else (typed features, checks, the card, the upload: :mod:`ambi_plugin.data.hub`; status, preflight,
+reports) is generic.
 
 Where entries come from (:func:`entries`):
 
@@ -27,6 +29,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ambi_plugin.benchmarks.commands import Command, CommandTools, Importer, SwitchHeads
 
 
 def test_split(records: str) -> tuple[str, str]:
@@ -143,6 +147,16 @@ class BenchmarkEntry:
     * ``results_extra``: (key, function of the results dict -> a dict or None) for the results JSON's ``ambi_plugin``
       section, e.g. the seeds of opt-in prompt variants.
     * ``rescore``: :class:`Rescore`; ``significance``: :class:`Significance`.
+    * ``repeated_runs(metrics)``: its summary of N runs (``ambi_plugin.reports.repeated_runs``): ``{task: {metric:
+      {"mean", "std", "n"}}}`` -> ``{"text": its table, ...what else the summary JSON holds}``; None: one row per
+      task and metric.
+
+    The ``ambi`` command (:mod:`ambi_plugin.benchmarks.commands`):
+
+    * ``commands``: commands of its own (:class:`Command`: ``ambi <name> ...``);
+    * ``importer``: ``ambi import <name>`` (:class:`Importer`: its reader and its own options);
+    * ``switch_heads``: the defaults of ``ambi switch-heads`` (:class:`SwitchHeads`), for the benchmark whose paper
+      the experiment is.
     """
 
     name: str
@@ -170,6 +184,10 @@ class BenchmarkEntry:
     results_extra: tuple[str, Callable[[dict], dict | None]] | None = None
     rescore: Rescore | None = None
     significance: Significance | None = None
+    repeated_runs: Callable[[Mapping[str, Mapping[str, Mapping[str, float]]]], dict] | None = None
+    commands: tuple[Command, ...] = ()
+    importer: Importer | None = None
+    switch_heads: SwitchHeads | None = None
 
     @property
     def card_file(self) -> str:
@@ -338,6 +356,10 @@ __all__ = [
     "REGISTRY",
     "BenchmarkEntry",
     "BenchmarkPluginError",
+    "Command",
+    "CommandTools",
+    "Importer",
+    "SwitchHeads",
     "HubRelease",
     "Judged",
     "Rescore",

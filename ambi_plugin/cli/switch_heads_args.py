@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ambi_plugin.benchmarks.commands import SwitchHeads
 from ambi_plugin.cli.switch_heads import (
     CATEGORIES,
     cmd_all,
@@ -18,8 +19,21 @@ from ambi_plugin.cli.switch_heads import (
 )
 
 
+def experiment() -> SwitchHeads | None:
+    """The defaults of the steps: the switch-head experiment a registry entry declares (``switch_heads``: the paper
+    whose experiment it is; the first such entry), or None (then ``--records``, ``--tasks`` and ``--eval-source``
+    are required)."""
+    from ambi_plugin.benchmarks.registry import entries
+
+    return next((e.switch_heads for e in entries().values() if e.switch_heads is not None), None)
+
+
 def add_step_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``switch-heads`` subcommands (called by ``ambi_plugin.cli``)."""
+    exp = experiment()
+    records = {"default": exp.records} if exp else {"required": True}
+    tasks = {"default": ",".join(exp.tasks)} if exp else {"required": True}
+    default_note = f"{exp.records} (default)" if exp else "an ambi:// source"
     sub = parser.add_subparsers(dest="switch_command", metavar="<step>", required=True, help="the step to run")
 
     def model(p):
@@ -37,7 +51,7 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--category", action="append", choices=CATEGORIES, help="repeatable; default: both")
 
     def capture_opts(p):
-        p.add_argument("--records", default="ambi://ambibench", help="records JSONL, or ambi://ambibench (default)")
+        p.add_argument("--records", **records, help=f"records JSONL, or {default_note}")
         p.add_argument(
             "--position",
             default="last_prompt",
@@ -58,7 +72,7 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
                        "control of Table 3; 1 = no cap")  # fmt: skip
 
     def table_opts(p):
-        p.add_argument("--tasks", default="ambibench_bistable_open,ambibench_multiscene_open")
+        p.add_argument("--tasks", **tasks)
         p.add_argument("--epsilon", type=float, default=1e-3)
         p.add_argument("--seeds", type=int, default=3, help="random-head control seeds")
         p.add_argument("--alphas", default="0.1,0.3,0.5")
@@ -95,7 +109,7 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
     model(p), table_opts(p)
     p.add_argument("--heads", default=None, help="switch heads file (Table 3)")
     p.add_argument("--iti", default=None, help="ITI heads file from fit-iti (Table 4)")
-    p.add_argument("--eval-source", default="ambi://ambibench",
+    p.add_argument("--eval-source", **records,
                    help="records source of the evaluated tasks; the ITI fit items are left out of a copy of it")  # fmt: skip
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--out", required=True)
@@ -104,7 +118,7 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("patch", help="causal check: activation patching and AtP of the heads on switched images")
     model(p), cats(p)
     p.add_argument("--out", required=True, help="the capture's --out folder (patching_<category>.* are written there)")
-    p.add_argument("--records", default="ambi://ambibench", help="the records the capture read (for the images)")
+    p.add_argument("--records", **records, help="the records the capture read (for the images)")
     p.add_argument("--heads", default=None, help="heads file (default: OUT/switch_heads_<category>.json)")
     p.add_argument("--position", default=None,
                    help="token position to patch (default: the capture's): last_prompt or a negative index from the "
@@ -133,7 +147,7 @@ def add_step_arguments(parser: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("visualize", help="A.8 attention overlay at the middle layer")
     model(p), cats(p)
-    p.add_argument("--records", default="ambi://ambibench")
+    p.add_argument("--records", **records)
     p.add_argument("--image", default=None, help="one image (else the first --limit records' images)")
     p.add_argument("--prompt", default=None, help="default: the category's first capture prompt")
     p.add_argument("--layer", type=int, default=None, help="default: half the language model's depth")

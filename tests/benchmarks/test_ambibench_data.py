@@ -203,10 +203,10 @@ def test_importer_errors_name_file_line_id_and_field(tmp_path, row, message):
 def test_hub_layout_round_trip_and_resolution(tmp_path, monkeypatch, ambibench_fixtures_dir):
     import datasets  # noqa: F401 - a hard dependency of the test extras
 
-    from ambi_plugin.data.hub.published import write_hub_layout
+    from ambi_plugin.data.hub.build import build
     from ambi_plugin.data.sources import resolve_jsonl, source_root
 
-    hub = write_hub_layout(ambibench_fixtures_dir, tmp_path / "hub")
+    hub = build("ambibench", str(ambibench_fixtures_dir), tmp_path / "hub").out
     assert (hub / "README.md").read_text().startswith("---\n") and len(list((hub / "data").glob("*/*.parquet"))) == 18
 
     ds = datasets.load_dataset(str(hub))["test"]  # the folder loads as the Hub repo would

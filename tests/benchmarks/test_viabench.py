@@ -22,11 +22,12 @@ from ambi_plugin.benchmarks.viabench.release import (
     parse_option_block,
     read_challenge_json,
 )
+from ambi_plugin.benchmarks.viabench.repeated import category_table, format_table
 from ambi_plugin.benchmarks.viabench.scoring import aggregate, random_baseline, score_item
 from ambi_plugin.benchmarks.viabench.variants import apply_variants, permute_options
 from ambi_plugin.core.schema import validate_record
 from ambi_plugin.judge.offline import OfflineJudge
-from ambi_plugin.reports.viabench_runs import aggregate_runs, category_table, format_table, summarize
+from ambi_plugin.reports.repeated_runs import aggregate_runs, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -299,16 +300,16 @@ def test_repeated_runs_mean_and_std(tmp_path, capsys):
         _results(tmp_path / "r2.json", {**cats, "ci": (0.4, 0.4)}),
         _results(tmp_path / "r3.json", {**cats, "ci": (0.6, float("nan"))}),
     ]
-    out = summarize(paths)
+    out = summarize(paths, "viabench")
     ci = out["categories"]["normal"]["ci"]
     assert ci["match"]["mean"] == pytest.approx(0.4) and ci["match"]["std"] == pytest.approx(0.2)  # sample std
     assert ci["judge"] == {"mean": pytest.approx(0.4), "std": 0.0, "n": 2.0}  # NaN run left out, n kept
     assert "40.00 ± 20.00" in out["text"]
     header, _, row = out["text"].splitlines()
     assert header.endswith("| Not Sure |") and row.endswith("| 10.00 |")  # not_sure_rate 0.1 in every category
-    from ambi_plugin.cli.viabench import main
+    from ambi_plugin.cli import main
 
-    assert main(["runs", *map(str, paths), "--json", str(tmp_path / "agg.json")]) == 0
+    assert main(["viabench", "runs", *map(str, paths), "--json", str(tmp_path / "agg.json")]) == 0
     assert json.loads((tmp_path / "agg.json").read_text())["runs"] == 3
     assert "| normal (w/o CoT) |" in capsys.readouterr().out
     assert format_table(category_table(aggregate_runs([]))).count("\n") == 1

@@ -33,7 +33,8 @@ def test_mean_std_of_one_value_is_nan_and_of_two_the_sample_std():
 
 def test_repeated_viabench_runs_use_the_reports_mean_std():
     """``ambi viabench runs`` takes its mean +- std from :func:`ambi_plugin.reports.stats.mean_std`: one run, std NaN."""
-    from ambi_plugin.reports.viabench_runs import _cell, aggregate_runs
+    from ambi_plugin.benchmarks.viabench.repeated import _cell
+    from ambi_plugin.reports.repeated_runs import aggregate_runs
 
     one = aggregate_runs([{"ambi_viabench_ci": {"acc_match": 0.5}}])["ambi_viabench_ci"]["acc_match"]
     assert one["mean"] == 0.5 and math.isnan(one["std"]) and one["n"] == 1.0

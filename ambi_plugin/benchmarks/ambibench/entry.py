@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ambi_plugin.benchmarks.ambibench.release_rows import HUB_REPO  # the authors' release
-from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Significance, register
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Importer, Significance, SwitchHeads, register
 
 HUB_ENV = "AMBI_AMBIBENCH_HUB"
 
@@ -60,6 +61,23 @@ def _significance() -> Significance:
     return Significance(TABLE9_COLUMNS, TABLE10_PAIRS, PAPER_TEST_TABLES, protocol="AmbiBench A.6")
 
 
+def _import_arguments(im: argparse.ArgumentParser) -> None:
+    im.add_argument(
+        "--layout",
+        choices=("release", "visual_anagrams"),
+        default="release",
+        help="ambibench: 'release' is our own annotation layout (--jsonl a file or folder of JSONL, --images the "
+        "folder media paths are relative to; see docs/ambibench.md), 'visual_anagrams' the gallery as multi-view items "
+        "(--jsonl labels.json). The authors' published BLNL/AmbiBench needs no import: point AMBI_AMBIBENCH_DIR at it",
+    )
+
+
+def _import(jsonl: Path, images: Path, out: Path, args: argparse.Namespace) -> dict[str, int]:
+    from ambi_plugin.benchmarks.ambibench import import_jsonl
+
+    return import_jsonl(jsonl, images, out, layout=args.layout)
+
+
 ENTRY = register(
     BenchmarkEntry(
         "ambibench",
@@ -76,5 +94,7 @@ ENTRY = register(
         reference=_reference,
         results_tables=_results_tables,
         significance=_significance(),
+        importer=Importer(_import, _import_arguments),
+        switch_heads=SwitchHeads("ambi://ambibench", ("ambibench_bistable_open", "ambibench_multiscene_open")),
     )
 )

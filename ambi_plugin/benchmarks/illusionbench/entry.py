@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ambi_plugin.benchmarks.illusionbench.release_rows import AUTHORS_REPO as HUB_REPO  # the authors' release
 from ambi_plugin.benchmarks.layout import shipped_reference
-from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Judged, Rescore, register
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Importer, Judged, Rescore, register
 
 HUB_ENV = "AMBI_ILLUSIONBENCH_HUB"
 
@@ -81,6 +82,16 @@ def _review_queue(task, records, items) -> list[dict]:
     return review_queue(task, records, items)
 
 
+def _import_arguments(im: argparse.ArgumentParser) -> None:
+    im.add_argument("--shuffle-seed", type=int, default=0, help="illusionbench: seed of the MC option shuffle")
+
+
+def _import(jsonl: Path, images: Path, out: Path, args: argparse.Namespace) -> dict[str, int]:
+    from ambi_plugin.benchmarks.illusionbench import import_jsonl
+
+    return import_jsonl(jsonl, images, out, shuffle_seed=args.shuffle_seed)
+
+
 KINDS = ("illusionbench_tf", "illusionbench_mc", "illusionbench_description")  # the tasks' metadata.paper_table
 
 ENTRY = register(
@@ -104,5 +115,6 @@ ENTRY = register(
             metric_names=_metric_names,
             judged=Judged(_judged_score, _load_overrides, _find_override, _review_queue),
         ),
+        importer=Importer(_import, _import_arguments),
     )
 )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ambi_plugin.benchmarks.illusionvqa.description import HUB_COMPREHENSION, HUB_SOFT_LOCALIZATION
 from ambi_plugin.benchmarks.layout import shipped_reference
-from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Rescore, register
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, Importer, Rescore, register
 
 
 def _read(source: str | None) -> Path:
@@ -69,6 +70,25 @@ def released_records(path: Path, kind: str, rows: list[dict]) -> list[dict]:
     return next(iter(build_records(sub, keep, None, source=path.name).values()))
 
 
+def _import_arguments(im: argparse.ArgumentParser) -> None:
+    im.add_argument(
+        "--task",
+        choices=("comprehension", "soft_localization"),
+        default="comprehension",
+        help="illusionvqa: which of its two releases the JSONL is (default comprehension)",
+    )
+    im.add_argument("--fewshot-jsonl", default=None, help="illusionvqa: the 4 few-shot examples (train split)")
+    im.add_argument("--fewshot-images", default=None, help="illusionvqa: their image folder (default: --images)")
+
+
+def _import(jsonl: Path, images: Path, out: Path, args: argparse.Namespace) -> dict[str, int]:
+    from ambi_plugin.benchmarks.illusionvqa import import_jsonl
+
+    return import_jsonl(
+        jsonl, images, out, task=args.task, fewshot_jsonl=args.fewshot_jsonl, fewshot_images=args.fewshot_images
+    )
+
+
 KINDS = ("illusionvqa_comprehension", "illusionvqa_soft_localization")  # the tasks' metadata.paper_table
 
 ENTRY = register(
@@ -91,5 +111,6 @@ ENTRY = register(
         paper_layouts=_layouts,
         reference=lambda: shipped_reference("illusionvqa"),
         rescore=Rescore(kinds=KINDS, tables=_tables, records=released_records),
+        importer=Importer(_import, _import_arguments),
     )
 )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ambi_plugin.benchmarks.layout import shipped_reference
 from ambi_plugin.benchmarks.rcid.hub import HUB_ID as HUB_REPO  # an imagefolder copy of the authors' data
+from ambi_plugin.benchmarks.rcid.localcopy import COMMAND
 from ambi_plugin.benchmarks.registry import BenchmarkEntry, HubRelease, register
 
 HUB_ENV = "AMBI_RCID_HUB"
@@ -66,5 +67,6 @@ ENTRY = register(
         paper_layouts=_layouts,
         reference=lambda: shipped_reference("rcid"),
         derived_metrics=_derived,
+        commands=(COMMAND,),
     )
 )

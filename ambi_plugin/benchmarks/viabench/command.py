@@ -1,4 +1,5 @@
-"""``ambi viabench`` (also ``python -m ambi_plugin.benchmarks.viabench``, deprecated): import, baseline, runs."""
+"""``ambi viabench``: VIA-Bench's own command (import the challenge layout, the random baseline, repeated runs),
+declared on its registry entry (:class:`ambi_plugin.benchmarks.commands.Command`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from ambi_plugin.benchmarks.commands import Command, CommandTools
+
+HELP = "VIA-Bench: import the challenge layout, random baseline, repeated runs (ambi viabench -h)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str], tools: CommandTools) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -43,9 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(report.summary())
             print(f"random-choice baseline: {100 * random_baseline(report.records):.2f}% over {len(report.records)}")
         elif args.command == "runs":
-            from ambi_plugin.reports.viabench_runs import summarize
-
-            out = summarize(args.results)
+            out = tools.repeated_runs(args.results)
             print(f"{out['runs']} run(s)\n{out['text']}")
             if args.json:
                 Path(args.json).write_text(json.dumps({k: v for k, v in out.items() if k != "text"}, indent=1) + "\n")
@@ -57,5 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help="import | baseline | runs, and their arguments")
+
+
+COMMAND = Command("viabench", HELP, _arguments, lambda args, tools: main(args.rest, tools))

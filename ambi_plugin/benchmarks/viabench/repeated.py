@@ -1,5 +1,6 @@
-"""Repeated runs (section 4.2: five runs averaged; Appendix C): N lmms-eval results JSONs -> mean and sample
-standard deviation of every VIA-Bench metric, and the paper's per-category Match / Judge table.
+"""Repeated runs (section 4.2: five runs averaged; Appendix C): VIA-Bench's table of the mean and sample standard
+deviation over N runs, per category and variant (Match / Judge), from what the generic summary gathers
+(:func:`ambi_plugin.reports.repeated_runs.summarize`: every metric of every VIA-Bench task over the runs).
 
 Each run is one lmms-eval invocation (a different seed, temperature, or ``$AMBI_VIABENCH_PERMUTE_SEED``).
 A category's row comes from its own task (``ambi_viabench_<cat>[_variant]``) or, for the validation task
@@ -9,44 +10,15 @@ out of the mean and the number of runs that had a value is kept (``n``).
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
+from collections.abc import Mapping
 
 from ambi_plugin.benchmarks.viabench import spec as S
-from ambi_plugin.reports.results import find_results_json, task_metrics
-from ambi_plugin.reports.stats import mean_std
 
 PREFIX = "ambi_viabench_"
 
 
-def load_runs(paths: list[Path | str]) -> list[dict[str, dict[str, float]]]:
-    """{task: {metric: value}} of each run (a results JSON or an lmms-eval output folder), VIA-Bench tasks only."""
-    runs = []
-    for p in paths:
-        found = find_results_json(Path(p))
-        metrics = task_metrics(json.loads(found.read_text(encoding="utf-8")))
-        runs.append({t: m for t, m in metrics.items() if t.startswith(PREFIX)})
-    if not runs:
-        raise ValueError("aggregating repeated runs needs at least one results JSON")
-    return runs
-
-
-def aggregate_runs(runs: list[dict[str, dict[str, float]]]) -> dict[str, dict[str, dict[str, float]]]:
-    """{task: {metric: {"mean", "std", "n"}}} over runs (NaN values skipped)."""
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    tasks = sorted({t for run in runs for t in run})
-    for task in tasks:
-        metrics = sorted({m for run in runs for m in run.get(task, {})})
-        for metric in metrics:
-            vals = [run[task][metric] for run in runs if metric in run.get(task, {})]
-            vals = [v for v in vals if not math.isnan(v)]
-            mean, std = mean_std(vals)
-            out.setdefault(task, {})[metric] = {"mean": mean, "std": std, "n": float(len(vals))}
-    return out
-
-
-def _variant_of(task: str) -> tuple[str, str] | None:
+def _variant_of(task: str) -> tuple[str, str]:
     """``ambi_viabench_gsi_zs_cot`` -> (``gsi``, ``zs_cot``); ``ambi_viabench_val_blind`` -> (``val``, ``blind``)."""
     rest = task.removeprefix(PREFIX)
     for variant, (suffix, _, _) in S.VARIANTS.items():
@@ -55,8 +27,9 @@ def _variant_of(task: str) -> tuple[str, str] | None:
     return rest, "normal"
 
 
-def category_table(agg: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, dict[str, dict]]]:
-    """{variant: {category: {"match": stats, "judge": stats, "not_sure": stats}}} (stats as in :func:`aggregate_runs`)."""
+def category_table(agg: Mapping[str, Mapping[str, dict]]) -> dict[str, dict[str, dict[str, dict]]]:
+    """{variant: {category: {"match": stats, "judge": stats, "not_sure": stats}}} (stats: ``{"mean", "std", "n"}``
+    of :func:`ambi_plugin.reports.repeated_runs.aggregate_runs`)."""
     table: dict[str, dict[str, dict[str, dict]]] = {}
     for task, metrics in agg.items():
         source, variant = _variant_of(task)
@@ -102,9 +75,7 @@ def format_table(table: dict[str, dict[str, dict[str, dict]]]) -> str:
     return "\n".join(lines)
 
 
-def summarize(paths: list[Path | str]) -> dict:
-    """Everything the ``runs`` command prints and writes."""
-    runs = load_runs(paths)
-    agg = aggregate_runs(runs)
+def summary(agg: Mapping[str, Mapping[str, dict]]) -> dict:
+    """The entry's ``repeated_runs``: the per-category table (``categories``) and its text."""
     table = category_table(agg)
-    return {"runs": len(runs), "metrics": agg, "categories": table, "text": format_table(table)}
+    return {"categories": table, "text": format_table(table)}
