@@ -9,6 +9,7 @@ from typing import Any
 
 from ambi_plugin.core.parsing.text import _BOOL_MARKER, Parsed, _clean, _fail, _segments, _total
 from ambi_plugin.core.restate import hedge_verdict, restated_verdict, uncertain
+from ambi_plugin.core.statements import statement_verdict
 
 # ----------------------------------------------------------------------------- booleans
 
@@ -102,7 +103,8 @@ def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = No
         return Parsed(values.pop(), True, "hedged") if len(values) == 1 else _fail("uncertain")
     if question and not any(not _determiner_no(s, pos) for pos, _ in found):
         long = len(re.findall(r"[.!?](?:\s|$)|\n", s.strip())) > 3  # a chain of thought: its conclusions decide
-        restated = restated_verdict(s, question, conclusions_only=long, statement=kind == "true_false")
+        read = statement_verdict if kind == "true_false" else restated_verdict
+        restated = read(s, question, conclusions_only=long)
         if restated is not None:
             return Parsed(restated, True, "restated")
     for vocab in _BOOL_VOCAB[kind]:
