@@ -126,6 +126,7 @@ _TABLE = (
     ("present", "present exist exists existing contain contains containing", "absent missing"),
     ("intersect", "intersect intersects intersecting intersection cross crosses crossing crossed", ""),
     ("real", "real genuine possible", "impossible fake"),
+    ("symmetric", "symmetric symmetrical symmetry symmetrically reflectional", "asymmetric asymmetrical asymmetry"),
 )  # fmt: skip
 _COMPARATIVES = frozenset({"longer", "larger", "taller", "brighter"})  # "the same" denies each of them
 _PREDICATES = frozenset(row[0] for row in _TABLE)
@@ -137,8 +138,16 @@ for _concept, _syn, _ant in _TABLE:
 
 
 def _stem(word: str) -> str:
-    """A plural's singular ("bodies" -> "body", "bars" -> "bar", "ties" -> "tie"). The question and the reply are
-    stemmed alike, so a word that is not a plural losing its "s" ("glass" -> "glas") changes nothing."""
+    """A plural's singular ("bodies" -> "body", "bars" -> "bar", "ties" -> "tie"); a Latin plural and its singular
+    share one stem ("vertices", "vertex" -> "vertic"; "matrices", "matrix" -> "matric"; "devices", "device" ->
+    "devic"). The question and the reply are stemmed alike, so a word that is not a plural losing its "s" ("glass"
+    -> "glas") changes nothing."""
+    if word.endswith("ices") and len(word) > 5:
+        return word[:-2]
+    if word.endswith("ice") and len(word) > 4:
+        return word[:-1]
+    if word.endswith(("ex", "ix")) and len(word) > 4:
+        return word[:-2] + "ic"
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     return word[:-1] if word.endswith("s") else word
