@@ -62,13 +62,15 @@ _DEFINITION = re.compile(
 )
 # what a definition says: "the definition of a radius requires that ...", "is defined as"
 _DEFINES = re.compile(
-    r"\bdefinitions?\s+of\s+(?:an?\s+)?\w+\s+(?:requires?|is|are|states?|says?|means?|involves?)\b"
+    r"\bdefinitions?\s+of\s+(?:an?\s+)?(?:\w+\s+){1,3}(?:requires?|is|are|states?|says?|means?|involves?)\b"
     r"|\b(?:is|are)\s+defined\s+(?:as|by)\b|\bby\s+definition\b",
     re.IGNORECASE,
 )
 # a conditional or a plan states nothing: "If the molecule looks the same ...", "we need to check if ..."
 _CONDITIONAL = re.compile(
-    r"\b(?:if|unless|would|suppose|imagine|need\s+to|needs\s+to|have\s+to|has\s+to|let's|let\s+us)\b", re.IGNORECASE
+    r"\b(?:if|unless|would|suppose|imagine|need\s+to|needs\s+to|have\s+to|has\s+to|let's|let\s+us)\b"
+    r"|\bto\s+(?:check|verify|test|confirm|assess|evaluate|analy[sz]e|examine)\b",
+    re.IGNORECASE,
 )
 # a chain of thought's conclusion, besides _CONCLUDES: "Based on the definition, ...", "**Conclusion**: ...",
 # "Since AB meets the criteria for a diameter ...", "Given that ..., it meets ...", "we observe that ..."
@@ -100,8 +102,8 @@ _ANAPHOR = {
             if plural
             else r"\b(?:it|this|th(?:e|is)\s+(?:shape|figure|structure|polygon))"
         )
-        + r"(?=\s+(?:(?:indeed|clearly|also|therefore|thus|then)\s+)?(?:is|are|does|do|has|have|meets?|matches|"
-        r"satisf(?:ies|y)|fulfill?s|forms?)\b(?!\s+(?:\w+\s+)?(?:that|to|whether|because)\b))",
+        + r"(?=\s+(?:(?:indeed|clearly|also|therefore|thus|then)\s+)?(?:(?:is|are|does|do|has|have)(?:n't)?|meets?|"
+        r"matches|satisf(?:ies|y)|fulfill?s|forms?)\b(?!\s+(?:\w+\s+)?(?:that|to|whether|because)\b))",
         re.IGNORECASE,
     )
     for plural in (False, True)
