@@ -69,7 +69,8 @@ _DEFINES = re.compile(
 # a conditional or a plan states nothing: "If the molecule looks the same ...", "we need to check if ..."
 _CONDITIONAL = re.compile(
     r"\b(?:if|unless|would|suppose|imagine|need\s+to|needs\s+to|have\s+to|has\s+to|let's|let\s+us)\b"
-    r"|\bto\s+(?:check|verify|test|confirm|assess|evaluate|analy[sz]e|examine)\b",
+    r"|\bto\s+(?:check|verify|test|confirm|assess|evaluate|analy[sz]e|examine)\b"
+    r"|\bfor\s+(?:\w+\s+){1,3}to\s+(?:be|exist|form|qualify)\b",  # "For a triangle DBC to exist, there must be ..."
     re.IGNORECASE,
 )
 # a chain of thought's conclusion, besides _CONCLUDES: "Based on the definition, ...", "**Conclusion**: ...",
@@ -102,7 +103,7 @@ _ANAPHOR = {
             if plural
             else r"\b(?:it|this|th(?:e|is)\s+(?:shape|figure|structure|polygon))"
         )
-        + r"(?=\s+(?:(?:indeed|clearly|also|therefore|thus|then)\s+)?(?:(?:is|are|does|do|has|have)(?:n't)?|meets?|"
+        + r"(?=\s+(?:(?:indeed|clearly|also|therefore|thus|then)\s+)?(?:(?:is|are|does|do|has|have|ca)(?:n't)?|can(?:not)?|meets?|"
         r"matches|satisf(?:ies|y)|fulfill?s|forms?)\b(?!\s+(?:\w+\s+)?(?:that|to|whether|because)\b))",
         re.IGNORECASE,
     )
@@ -119,8 +120,11 @@ _SIDED = re.compile(
     r"|\b(?:an?\s+)?(?P<m>three|four)-sided\s+(?:closed\s+)?(?:shape|figure|polygon)\b",
     re.IGNORECASE,
 )
+# "are (not) mirror images", "does not have any reflections or mirror images": (not) symmetric
 _MIRROR = re.compile(
-    r"\b(?P<be>are|is|be|being|were)(?P<neg>\s+not)?\s+(?:exact\s+|perfect\s+)?mirror\s+images?\b", re.I
+    r"\b(?P<be>are|is|be|being|were|has|have|had)(?P<neg>\s+(?:not|no))?(?:\s+any)?(?:\s+\w+\s+or)?"
+    r"\s+(?:exact\s+|perfect\s+)?mirror\s+images?\b",
+    re.IGNORECASE,
 )
 _STAYS_APART = re.compile(
     r"\b(?:(?:is|are|lies|lie|runs|run|stays?|remains?)\s+(?:consistently|always|entirely|completely|strictly)"
@@ -128,6 +132,8 @@ _STAYS_APART = re.compile(
     re.IGNORECASE,
 )
 _UNTIL = re.compile(r"\b(?:until|except|before|after|then|cross\w*|intersect\w*|meet\w*|touch\w*)\b", re.IGNORECASE)
+# a premise ("Since ...", "Given that ...") up to its comma (commas inside brackets kept): a clause of its own
+_PREMISE = re.compile(r"(\b(?:since|given\s+that|because)\b[^,()\n.]*(?:\([^()\n]*\)[^,()\n.]*)*),", re.IGNORECASE)
 # a reply cut off right after a negated auxiliary: "... the lines for Estonia and Lebanon do not"
 _ELIDED = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|can)\s*(?:\s+not|n't)\W*$", re.IGNORECASE)
 
@@ -209,6 +215,17 @@ def _states_nothing(clause: str) -> bool:
     return any(p.search(clause) for p in (_DEFINES, _CONDITIONAL)) or _DEFINITION.match(clause) is not None
 
 
+@functools.lru_cache(maxsize=256)
+def _about_term(term: str) -> re.Pattern:
+    """A clause about the statement's term itself, not the figure: "the diameter is a line segment that ...", "a
+    triangle has three edges"."""
+    return re.compile(
+        rf"\b(?:an?|the)\s+{re.escape(term)}s?(?:\s+of\s+(?:an?|the)\s+\w+)?\s+"
+        r"(?:is|are|has|have|means|must|should|can|requires?|connects?|passes|consists?)\b",
+        re.IGNORECASE,
+    )
+
+
 def _head(st: _Statement | None) -> str:
     """The first content word of the statement's predicate ("diameter" of "a diameter of a circle", "intersect"):
     a clause that does not name it restates nothing ("the line CD does not pass through the center of the circle"
@@ -247,9 +264,19 @@ def statement_verdict(span: str, statement: str, *, conclusions_only: bool = Fal
             body = body.rstrip() + " " + st.predicate
     if st is not None:
         body = _in_statement_terms(body, st)
+    body = _PREMISE.sub(r"\1;", body)  # "Since AB does not pass through O; it cannot be a diameter": two clauses
     sentences = [m.group(0) for m in _SENTENCE.finditer(body) if m.group(0).strip(" \t\n*#_-")]
     head = _head(st)
-    kw = {"core": core, "skip": lambda c: _states_nothing(c) or (head != "" and head not in _read(c)[0])}
+    term = _about_term(st.term) if st is not None and st.term else None
+
+    def skip(clause: str) -> bool:
+        return (
+            _states_nothing(clause)
+            or (head != "" and head not in _read(clause)[0])
+            or (term is not None and term.search(clause) is not None)
+        )
+
+    kw = {"core": core, "skip": skip}
     if not conclusions_only:
         return _last_restatement(sentences, q_concepts, q_neg, False, **kw)
     concluding = [x for x in sentences if _CONCLUDES.search(x) or _CONCLUDES_TOO.search(x)]

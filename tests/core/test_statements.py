@@ -248,3 +248,47 @@ def test_a_reply_cut_off_before_its_verdict_stays_unread():
         "connected in the figure.\n\n**Conclusion"
     )
     assert tf(reply, statement) is None
+
+
+# ----------------------------------------------------------------------------- found on VisOnlyQA's other replies
+# (the rules above, run on all 5,000 released true/false chains of thought, read these wrong at first)
+
+DIAMETER = "In the figure, the line AB is a diameter of a circle. True or False?"
+STEPS = (
+    "**Step 1: Understand the Question**\nThe question asks whether line AB is a diameter.\n\n**Step 2: Analyze the "
+    "Figure**\nLine AB connects points A and B on the circle's circumference.\n\n**Step 3: Conclusion**\n"
+)
+
+
+def test_a_premise_and_its_conclusion_are_read_apart():
+    """Two negations in two clauses do not cancel: "Since AB does not pass ..., it cannot be a diameter" is False."""
+    reply = STEPS + "Since line AB does not pass through the center of the circle, it cannot be considered a diameter"
+    assert tf(reply, DIAMETER) is False
+    statement = "In the figure, the lines for T=0.25 and T=0.40 intersect between X values 30 and 40. True or False?"
+    reply = (
+        "* The line for T=0.25 is above the line for T=0.40 at X=30.\n* It is below it at X=40.\n\nGiven that the "
+        "lines are not parallel and their positions change, it indicates an intersection point within this range.\n\n"
+        "**Conclusion**\n\nThe lines for"
+    )
+    assert tf(reply, statement) is not False  # the "not" of "not parallel" is no denial of the intersection
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "For a triangle ABC to exist, there must be a direct connection between A and C, along with edges",
+        "In a circle, the diameter is a line segment that passes through the center of the circle.",
+        "The center is not marked, but for AB to be a diameter, it must pass through the center.",
+    ],
+)
+def test_a_requirement_or_the_terms_definition_says_nothing_of_the_figure(sentence):
+    statement = DIAMETER if "diameter" in sentence else "There is no triangle ABC in the figure. True or False?"
+    assert (
+        tf(STEPS.replace("**Step 3: Conclusion**\n", "") + sentence + "\n\n* The diameter is also", statement) is None
+    )
+
+
+def test_having_no_mirror_images_is_no_symmetry():
+    statement = SYMMETRY.replace("has reflectional", "does not have reflectional")
+    reply = SETUP + "Upon examining the structure, we can see that it does not have any reflections or mirror images."
+    assert tf(reply, statement) is True
