@@ -7,13 +7,15 @@ that restates decides). What a statement adds:
 * Its framing ("In the figure, ...") is not part of the claim, and a chain of thought may conclude without its
   trailing qualifier ("along a vertical axis", "between 2004 and 2006").
 * The reply is put in the statement's terms before it is compared (:func:`_in_statement_terms`):
-  "meets the criteria for being a X" states "is a X", and "meets (all) the criteria" naming no term states it of the
-  statement's term ("a radius"); "this property" is the statement's property ("has reflectional symmetry");
-  "it", "this", "the figure", "the shape", "they" heading a clause stand for the statement's subject (of its number) when the reply
-  names that subject (its point label, or its points one by one) and no other figure of as many points; points
-  listed one by one ("N, A, M, and P") are the label NAMP; a term's definition in its place is the term ("a closed
-  shape with four sides" a quadrilateral, "are mirror images" symmetric); a line "consistently above" another, or
-  that "remains below" it, does not intersect it.
+  "meets the criteria for being a X" states "is a X", and "meets (all) the criteria" naming no term states it of
+  the statement's term ("a radius"); "this property" is the statement's property ("has reflectional symmetry");
+  "it", "this", "the figure", "the shape" (one thing) and "they", "these points" (several) heading a clause stand
+  for the statement's subject when the reply names that subject (its point label, or its points one by one) and no
+  other figure of as many points; points listed one by one ("N, A, M, and P") are the label NAMP; a term's
+  definition in its place is the term ("a closed shape with four sides", "has four sides": a quadrilateral; "are
+  mirror images": symmetric); a line "consistently above" another, or that "remains below" it, does not intersect
+  it. A premise ("Since ...,", "Given that ...,") is a clause apart from its conclusion, so that "Since AB does not
+  pass through O, it cannot be a diameter" is one negation, not two.
 * In a chain of thought, concluding sentences decide ("Therefore", "we can see that", "Since ...", "Given that
   ..."); else the last complete sentence, headings skipped (of a reply cut off by its output limit: the last one
   before the cut); else a cut-off last sentence that already names every word of the statement; else the first
@@ -22,11 +24,14 @@ that restates decides). What a statement adds:
   the statement; one cut off right after the statement's subject and a negated auxiliary ("... it is evident that
   the lines for Estonia and Lebanon do not") denies the statement's predicate, elided as in the reply "They do
   not." (the one answer the words can give: a bare "They do" is left unread).
-* A definition ("A diameter of a circle is ..."), a conditional or a plan ("If the molecule looks the same ...",
-  "we need to check if ...") states nothing about the figure.
+* A clause restates the statement only when it names the first word of its predicate ("diameter", "intersect",
+  "symmetric"); a definition ("A diameter of a circle is ...", "the definition of a radius requires ..."), a clause
+  about the term itself ("the diameter is a line segment ..."), a requirement ("for AB to be a diameter, it must
+  ..."), a conditional or a plan ("If the molecule looks the same ...", "we need to check if ...") states nothing
+  about the figure.
 
-No rule reads a verdict from evidence alone: "the line CD does not pass through the center" (a diameter's
-defining property, not the word) and "All three edges are explicitly connected" leave the reply unread.
+No rule reads a verdict from evidence alone: "the line CD does not pass through the center" (a diameter's defining
+property, not the word) and "All three edges are explicitly connected" leave the reply unread.
 """
 
 from __future__ import annotations
@@ -88,7 +93,8 @@ _THERE = re.compile(
     r"^(?i:there\s+(?:is|are)\s+(?P<neg>no\s+|not\s+an?\s+)?(?:an?\s+)?(?P<term>[a-z]+))\s+(?P<label>[A-Z]{2,6})\b"
 )
 _VERB = re.compile(
-    r"\s+(?:(?P<aux>is|are|was|were|has|have|does|do|did|can)\b(?:\s+not\b|n't)?|(?=(?:intersect|cross|meet|overlap)\w*\b))",
+    r"\s+(?:(?P<aux>is|are|was|were|has|have|does|do|did|can)\b(?:\s+not\b|n't)?"
+    r"|(?=(?:intersect|cross|meet|overlap)\w*\b))",
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"\b[A-Z]{2,6}\b")
@@ -103,8 +109,9 @@ _ANAPHOR = {
             if plural
             else r"\b(?:it|this|th(?:e|is)\s+(?:shape|figure|structure|polygon))"
         )
-        + r"(?=\s+(?:(?:indeed|clearly|also|therefore|thus|then)\s+)?(?:(?:is|are|does|do|has|have|ca)(?:n't)?|can(?:not)?|meets?|"
-        r"matches|satisf(?:ies|y)|fulfill?s|forms?)\b(?!\s+(?:\w+\s+)?(?:that|to|whether|because)\b))",
+        + r"(?=\s+(?:(?:indeed|clearly|also|therefore|thus|then)\s+)?"
+        r"(?:(?:is|are|does|do|has|have|ca)(?:n't)?|can(?:not)?|meets?|matches|satisf(?:ies|y)|fulfill?s|forms?)\b"
+        r"(?!\s+(?:\w+\s+)?(?:that|to|whether|because)\b))",  # not "it is evident that", "it is possible to"
         re.IGNORECASE,
     )
     for plural in (False, True)

@@ -1,5 +1,5 @@
 """True/false replies that reach a verdict without the words true/false, read against the statement
-(``core/restate.py``, statement mode). Each reply is shaped after a real one of ``tests/core/corpus_real/``
+(``core/statements.py``). Each reply is shaped after a real one of ``tests/core/corpus_real/``
 (VisOnlyQA); before these rules each was left unread, and the guards keep a reply that gives no verdict unread."""
 
 from __future__ import annotations
