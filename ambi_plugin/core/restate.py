@@ -15,8 +15,7 @@ Used by :func:`ambi_plugin.core.parsing.parse_bool` when a reply holds no verdic
   question wins (a chain of thought ends with its conclusion). A question the reply echoes and a clause that
   doubts ("I can't tell whether ...", "might", "not sure") state nothing. No clause covers the question: no
   verdict (unparseable), never a guess.
-  A true/false statement (``statement=True``) drops its framing ("In the figure, ...") and lets a chain of
-  thought conclude without its trailing qualifier ("along a vertical axis"); see :func:`_statement_verdict`.
+  A true/false statement is read by :mod:`ambi_plugin.core.statements`, which builds on these rules.
 
 Both are linear in the reply (precompiled patterns, token sets), so parsing stays fast.
 """
@@ -25,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 # ----------------------------------------------------------------------------- hedges
 
@@ -126,6 +126,7 @@ _TABLE = (
     ("present", "present exist exists existing contain contains containing", "absent missing"),
     ("intersect", "intersect intersects intersecting intersection cross crosses crossing crossed", ""),
     ("real", "real genuine possible", "impossible fake"),
+    ("symmetric", "symmetric symmetrical symmetry symmetrically reflectional", "asymmetric asymmetrical asymmetry"),
 )  # fmt: skip
 _COMPARATIVES = frozenset({"longer", "larger", "taller", "brighter"})  # "the same" denies each of them
 _PREDICATES = frozenset(row[0] for row in _TABLE)
@@ -137,8 +138,16 @@ for _concept, _syn, _ant in _TABLE:
 
 
 def _stem(word: str) -> str:
-    """A plural's singular ("bodies" -> "body", "bars" -> "bar", "ties" -> "tie"). The question and the reply are
-    stemmed alike, so a word that is not a plural losing its "s" ("glass" -> "glas") changes nothing."""
+    """A plural's singular ("bodies" -> "body", "bars" -> "bar", "ties" -> "tie"); a Latin plural and its singular
+    share one stem ("vertices", "vertex" -> "vertic"; "matrices", "matrix" -> "matric"; "devices", "device" ->
+    "devic"). The question and the reply are stemmed alike, so a word that is not a plural losing its "s" ("glass"
+    -> "glas") changes nothing."""
+    if word.endswith("ices") and len(word) > 5:
+        return word[:-2]
+    if word.endswith("ice") and len(word) > 4:
+        return word[:-1]
+    if word.endswith(("ex", "ix")) and len(word) > 4:
+        return word[:-2] + "ic"
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     return word[:-1] if word.endswith("s") else word
@@ -203,18 +212,14 @@ def uncertain(span: str) -> bool:
     return _UNCERTAIN.search(span) is not None
 
 
-def restated_verdict(
-    span: str, question: str, *, conclusions_only: bool = False, statement: bool = False
-) -> bool | None:
+def restated_verdict(span: str, question: str, *, conclusions_only: bool = False) -> bool | None:
     """True when the reply restates ``question`` as it is, False when it restates its negation; None when no
     clause of the reply covers at least half of the question's content words. The last clause that does
     decides; "the same" in the reply denies a comparative ("larger") of the question, and "different" (or "not the
     same") states nothing about it: which one is larger is not said. A quoted sentence is mentioned, not stated; with
     ``conclusions_only`` (a chain of thought) only concluding sentences count ("Therefore, ...", "we can see that
-    ..."): the sentences before them describe evidence. ``statement``: the question is a true/false statement, read
-    by :func:`_statement_verdict`'s rules on top of these."""
-    if statement:
-        return _statement_verdict(span, question, conclusions_only)
+    ..."): the sentences before them describe evidence. A true/false statement is read by
+    :func:`ambi_plugin.core.statements.statement_verdict`, on top of these rules."""
     q_concepts, q_neg = _question_concepts(question)
     if not q_concepts:
         return None
@@ -232,12 +237,14 @@ def _last_restatement(
     *,
     core: frozenset | None = None,
     every_word: bool = False,
+    skip: Callable[[str], bool] | None = None,
 ) -> bool | None:
     """The verdict of the last clause of ``sentences`` that restates the question (None when none does).
     ``core`` (a true/false statement, read in a chain of thought): the statement's words before its trailing
     qualifiers; a clause covering half of them counts too, as does one naming the statement's predicate
     ("intersect") and another of its words.
-    ``every_word``: only a clause naming every content word of the question counts."""
+    ``every_word``: only a clause naming every content word of the question counts.
+    ``skip``: clauses it holds to state nothing (a statement's definitions and conditionals)."""
     verdict = None
     for clause in (c for x in sentences for c in _CLAUSE_SPLIT.split(x)):  # an echoed question states nothing
         if _UNSURE.search(clause):
@@ -253,8 +260,8 @@ def _last_restatement(
         in_core = [c for c in core or () if c in a_concepts]
         if every_word and len(shared) < len(q_concepts):
             continue
-        if core is not None and _DEFINITION.match(clause):
-            continue  # "A diameter of a circle is a line segment that ...": a definition, no verdict on the figure
+        if skip is not None and skip(clause):
+            continue
         names_predicate = core is not None and len(shared) >= 2 and any(c in _PREDICATES for c in shared)
         half = 2 * len(shared) >= len(q_concepts) or (core and 2 * len(in_core) >= len(core)) or names_predicate
         if not shared or not half:
@@ -265,62 +272,4 @@ def _last_restatement(
             continue  # the question's predicate ("intersect", "same") is what a restatement must state
         flips = sum(1 for c in shared if a_concepts[c] != q_concepts[c])
         verdict = (a_neg + q_neg + flips) % 2 == 0
-    return verdict
-
-
-# ----------------------------------------------------------------------------- true/false statements
-
-# where to look, not what is claimed: "In the left chart in the figure, the two lines ..."
-_FRAMING = frozenset("figure figures chart charts graph graphs diagram diagrams plot plots panel subplot along".split())
-# "meets the criteria for being a quadrilateral" states "is a quadrilateral"; "does not meet ..." denies it
-_MEETS = re.compile(
-    r"\b(?:meets?|meeting|satisf(?:y|ies)|fulfill?s?|matches|match)\s+(?:all\s+)?(?:of\s+)?the\s+"
-    r"(?:criteria|criterion|definition|requirements?|conditions?)\s+(?:of|for)\s+(?:being\s+)?",
-    re.IGNORECASE,
-)
-# a statement's trailing qualifier: "... has reflectional symmetry | along a vertical axis", "... intersect | between"
-_QUALIFIER = re.compile(r"\s(?:along|between|from|within|in\s+(?:this|the)\s+(?:figure|image|chart|graph|diagram))\b")
-
-# a definition: "A diameter of a circle is ...", "A quadrilateral is defined as ..."
-_DEFINITION = re.compile(
-    r"[\W_]*(?:a|an)\s+\w+(?:\s+of\s+(?:a|an)\s+\w+)?\s+(?:is|are|has|have|means)\b", re.IGNORECASE
-)
-# a chain of thought's conclusion, besides _CONCLUDES: "Based on the definition, ...", "**Conclusion**: ..."
-_CONCLUDES_TOO = re.compile(r"\bbased\s+on\s+(?:th(?:e|is|ese)|our|my)\b|\bconclusion\b", re.IGNORECASE)
-# an answer marker left empty at the end of a reply ("Final answer:", "*Answer*:", "**"): nothing follows it
-_EMPTY_ANSWER = re.compile(r"(?:\n\s*[*_#]*\s*(?:final\s+)?answer\s*[*_]*\s*:?\s*[*_]*|\n\s*[*_#]+)\s*$", re.IGNORECASE)
-
-
-def _statement_verdict(span: str, statement: str, conclusions_only: bool) -> bool | None:
-    """A reply read against a true/false statement: the framing of the statement ("In the figure, ...") is not
-    part of the claim; "meets the criteria for being a X" states "is a X"; a reply cut off mid-word ("does not
-    have reflection") is read with that word completed when it begins a word of the statement. In a chain of
-    thought, a concluding sentence that names at least two of the statement's words, its predicate ("intersect")
-    among them when it has one, or half of the words before the statement's trailing qualifier ("along a
-    vertical axis", "between 2004 and 2006"), decides; without one, the reply's last sentence, then its first
-    (an answer given up front: "The lines for China and U.S. do not intersect ...") decide."""
-    text = _question_text(statement)
-    q_concepts, q_neg = _read(text)
-    for w in _FRAMING:
-        q_concepts.pop(w, None)
-    if not q_concepts:
-        return None
-    cut = _QUALIFIER.search(text, 12)
-    core = frozenset(_read(text[: cut.start()])[0].keys() - _FRAMING) if cut else frozenset()
-    body = _EMPTY_ANSWER.sub("", _MEETS.sub("is a ", _QUOTED.sub(" ", _QUESTION.sub(" ", span))))
-    complete = re.search(r"[.!?]\s*$", body) is not None and body.count("(") <= body.count(")")
-    if not complete:  # cut off: its last word may be the start of one of the statement's
-        m = re.search(r"([a-z]{4,})\W*$", body, re.IGNORECASE)
-        full = m and next((c for c in q_concepts if c.startswith(m.group(1).lower()) and c != m.group(1).lower()), None)
-        if full:
-            body = body[: m.start(1)] + full
-    sentences = [m.group(0) for m in _SENTENCE.finditer(body)]
-    if not conclusions_only:
-        return _last_restatement(sentences, q_concepts, q_neg, False, core=core)
-    concluding = [x for x in sentences if _CONCLUDES.search(x) or _CONCLUDES_TOO.search(x)]
-    verdict = _last_restatement(concluding, q_concepts, q_neg, True, core=core)
-    if verdict is None and complete:  # a last sentence cut off ("intersects the pink line (T=0.") states nothing
-        verdict = _last_restatement(sentences[-1:], q_concepts, q_neg, True, core=core)
-    if verdict is None:  # a heading ("Intersecting Lines Analysis") or a premise is no answer: every word counts
-        verdict = _last_restatement(sentences[:1], q_concepts, q_neg, True, core=core, every_word=True)
     return verdict

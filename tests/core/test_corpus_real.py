@@ -2,10 +2,10 @@
 
 1,242 replies that other benchmarks' authors released, labelled by hand with what each commits to. Per answer
 format the parsers must read at least 97% of them as labelled, and read an answer into at most 2% of the replies
-labelled ``null`` (a score taken from a reply that gave none is the worst error). True/false is held to 97% on the
-200 replies sampled without skew (197 read); over all 260 (60 drawn from replies with no "true"/"false" word, most
-of them chains of thought cut off by the output limit, whose verdict is only implied by their evidence) it reads
-235 (90.4%) and is held to 90%, never reading a wrong answer.
+labelled ``null`` (a score taken from a reply that gave none is the worst error). True/false reads 253 of 260
+(97.3%): the 7 left unread give their verdict only through evidence ("the line BC does not pass through the
+center") or are cut off before it (README, "Relabels"); on the 200 replies sampled without skew it reads 199, and it
+never reads a wrong answer.
 ``bench/bench_parsing_real.py`` puts the same counts next to lmms-eval's and VLMEvalKit's extractors.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support.corpus_real import FORMATS, load, markdown_row, ours, tally
 
-FLOOR = {"letter": 0.97, "letter_set": 0.97, "yes_no": 0.97, "object": 0.97, "true_false": 0.90}
+FLOOR = dict.fromkeys(("letter", "letter_set", "yes_no", "object", "true_false"), 0.97)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_no_answer_is_read_into_a_reply_that_gives_none(results):
 def test_true_false_without_the_skewed_sample(results):
     items, _ = results
     t = tally([i for i in items if i["fmt"] == "true_false" and not i.get("sampled")], ours)["true_false"]
-    assert t.accuracy >= 0.97, [(i["id"], r) for i, r in t.misses]
+    assert t.accuracy >= 0.995, [(i["id"], r) for i, r in t.misses]  # 199 of 200
     assert tally([i for i in items if i["fmt"] == "true_false"], ours)["true_false"].counts["wrong"] == 0
 
 

@@ -1,5 +1,5 @@
 """True/false replies that reach a verdict without the words true/false, read against the statement
-(``core/restate.py``, statement mode). Each reply is shaped after a real one of ``tests/core/corpus_real/``
+(``core/statements.py``). Each reply is shaped after a real one of ``tests/core/corpus_real/``
 (VisOnlyQA); before these rules each was left unread, and the guards keep a reply that gives no verdict unread."""
 
 from __future__ import annotations
@@ -85,9 +85,11 @@ def test_a_heading_or_a_definition_is_no_verdict():
     reply = (
         "**Intersecting Lines Analysis**\n\nTo determine if the lines intersect, we need to examine the graph.\n\n"
         "* Estonia starts at $30,000 and ends at $45,000.\n* Lebanon begins at $40,000 and ends at $50,000.\n\n"
-        "**Conclusion**: Based on the graph, it is evident that the lines for Estonia and Lebanon do not"
+        "**Conclusion**: Based on the graph, it is evident that the lines for Estonia and Lebanon"
     )
     assert not tf(reply, statement).ok  # the heading was read as "they intersect" (False)
+    got = tf(reply + " do not", statement)  # the predicate elided after "do not" (core/statements.py): not the heading
+    assert (got.ok, got.value) == (True, True)
     statement = "In the figure, the line DC is a diameter of a circle. True or False?"
     reply = (
         "We need to look at the figure.\n\nThe center is O.\n\nPoints C and D lie on the circle.\n\n"

@@ -34,7 +34,8 @@ Decisions the rest of the project relies on:
   else all verdicts in the reply if they agree; "not true" / "not correct" read as False. A reply that says it
   cannot tell ("I cannot say for certain", "it is not clear") answers only with a verdict opening a sentence; a
   question-and-answer turn the model invents after its verdict is cut off; in a chain of thought only concluding
-  sentences restate the question (a true/false item's statement: the text before "True or False?").
+  sentences restate the question (a true/false item's statement: the text before "True or False?", read by
+  ``core/statements.py``: references back, a term's definition in its place, a predicate elided at the cut).
 * Objects: the last "Object:" marker wins (a quoted value, else up to the sentence's end); else, after the last
   answer marker ("Answer Choice: [house]"), a short first line, unless it is a sentence naming the object ("The
   hidden animal is a leopard."); else the last object a sentence names ("I can see an owl blending into the

@@ -9,6 +9,7 @@ from typing import Any
 
 from ambi_plugin.core.parsing.text import _BOOL_MARKER, Parsed, _clean, _fail, _segments, _total
 from ambi_plugin.core.restate import hedge_verdict, restated_verdict, uncertain
+from ambi_plugin.core.statements import statement_verdict
 
 # ----------------------------------------------------------------------------- booleans
 
@@ -80,7 +81,8 @@ def restatement(s: str, question: str, kind: str) -> bool | None:
     as asked, False negated, None when it restates neither. In a chain of thought (more than three sentences) only its
     conclusions decide."""
     long = len(re.findall(r"[.!?](?:\s|$)|\n", s.strip())) > 3
-    return restated_verdict(s, question, conclusions_only=long, statement=kind == "true_false")
+    read = statement_verdict if kind == "true_false" else restated_verdict
+    return read(s, question, conclusions_only=long)
 
 
 def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = None) -> Parsed | None:
