@@ -1,5 +1,6 @@
 """Benchmark: how far the optional extraction step (``--extract-with-judge``) agrees with hand labels.
 
+    python bench/bench_judge_extraction.py                                   # our real-reply corpus, offline judge
     python bench/bench_judge_extraction.py CORPUS.jsonl                      # the offline default
     python bench/bench_judge_extraction.py CORPUS.jsonl --base-url http://HOST:PORT/v1 --model NAME [--api-key-env VAR]
 
@@ -9,7 +10,9 @@ to, written by hand before any parser ran: a 0-based option index, a list of ind
 response that commits to nothing). Extraction runs only where our rules leave the answer unread, as in a run, so
 the table shows, per format: the responses the rules left unread, how many of those the judge read, how many it read
 as the label says, and how many it read INTO a null-labelled response (the worst error: an answer read into a
-non-answer). Figures go into docs/judges.md.
+non-answer). Figures go into docs/judges.md. Without CORPUS it reads our real-reply corpus
+(``tests/core/corpus_real/``: its ``fmt`` field is the format, its labels are option letters, which are turned into
+indices here).
 """
 
 from __future__ import annotations
@@ -32,15 +35,37 @@ def _label_text(fmt: str, label):
     return chr(ord("A") + int(label))
 
 
+def _real_corpus() -> list[dict]:
+    """The real-reply corpus in this bench's terms (``format``; a label as option indices)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from support.corpus_real import load
+
+    def index(x):
+        return ord(str(x)) - ord("A") if isinstance(x, str) and len(x) == 1 and x.isupper() else None
+
+    rows = []
+    for item in load():
+        label = item["label"]
+        if item["fmt"] == "letter" and label is not None:
+            label = index(label)
+        elif item["fmt"] == "letter_set" and label is not None:
+            label = [index(x) for x in (label if isinstance(label, list) else [label])]
+        if label is not None and (label == [] or None in (label if isinstance(label, list) else [label])):
+            continue  # a label outside the offered letters ("out_of_range") has no index: not sent
+        rows.append({**item, "format": item["fmt"], "label": label})
+    return rows
+
+
 def _rules_read(fmt: str, row: dict) -> bool:
     from ambi_plugin.core.parsing import parse_answer
 
     options = row.get("options") or []
+    n = row.get("n_options") or len(options)  # the real corpus gives the count where the text lists no options
     kw: dict = {}
     if fmt in ("letter", "roman"):
-        kw = {"n_options": len(options), "style": fmt, "options": options}
+        kw = {"n_options": n, "style": row.get("style") or fmt, "options": options}
     elif fmt == "letter_set":
-        kw = {"n_options": len(options)}
+        kw = {"n_options": n}
     elif fmt in ("yes_no", "true_false"):
         kw = {"question": row.get("question")}
     return bool(parse_answer(row.get("response"), fmt, **kw).ok)
@@ -48,7 +73,7 @@ def _rules_read(fmt: str, row: dict) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("corpus", type=Path)
+    ap.add_argument("corpus", type=Path, nargs="?", help="a labelled JSONL file (default: our real-reply corpus)")
     ap.add_argument("--base-url", default=None, help="an OpenAI-compatible server (default: the offline judge)")
     ap.add_argument("--model", default=None)
     ap.add_argument("--api-key-env", default="AMBI_JUDGE_API_KEY", help="the variable holding the server's key")
@@ -66,7 +91,10 @@ def main() -> int:
         settings = JudgeSettings(backend="offline")
     judge = make_judge(settings)
     stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.corpus is None:
+        rows = _real_corpus()
+    else:
+        rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
     for row in rows:
         fmt = row.get("format")
         if fmt not in ("letter", "roman", "letter_set", "yes_no", "true_false"):
@@ -88,7 +116,7 @@ def main() -> int:
         if want is None:
             s["null_labelled"] += 1
     name = f"openai {settings.model} at {args.base_url}" if args.base_url else f"offline ({judge.model})"
-    print(f"judge: {name}; corpus: {args.corpus} ({len(rows)} rows)\n")
+    print(f"judge: {name}; corpus: {args.corpus or 'tests/core/corpus_real'} ({len(rows)} rows)\n")
     print(
         "| format | items | sent to the judge | read by it | agrees with the label | null-labelled sent | read into a null |"
     )

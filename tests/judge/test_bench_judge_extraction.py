@@ -37,3 +37,19 @@ def test_bench_against_an_openai_compatible_server(tmp_path, offline_env):
         assert srv.requests == 3  # the rules read "(B)": never sent
     assert "| letter | 3 | 2 | 2 | 1 (50.0%) | 1 | 1 |" in out.stdout
     assert "| yes_no | 1 | 1 | 0 | 1 (100.0%) | 1 | 0 |" in out.stdout
+
+
+def test_bench_reads_the_real_corpus_and_sends_only_what_the_rules_leave(offline_env):
+    """Without a corpus the bench reads ours: per format it sends exactly the replies our rules leave unread plus the
+    null-labelled ones our rules (rightly) read as nothing, the counts tests/core/test_corpus_real.py tallies."""
+    from support.corpus_real import load, ours, tally
+
+    out = subprocess.run([sys.executable, str(BENCH)], env=offline_env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    counts = tally(load(), ours)
+    for fmt in ("letter", "true_false", "yes_no"):
+        t = counts[fmt]
+        sent = t.counts["unread"] + t.null - t.counts["into_null"]
+        row = re.search(rf"^\| {fmt} \| (\d+) \| (\d+) \| 0 \|", out.stdout, re.MULTILINE)
+        assert row is not None, out.stdout
+        assert (int(row.group(1)), int(row.group(2))) == (t.n, sent), (fmt, row.group(0))
