@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ambi_plugin.core.answers import reference_response
+from ambi_plugin.core.jsonl import iter_jsonl
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.runtime.taskindex import TaskInfo, expand_tasks
 
@@ -80,6 +81,10 @@ def load_predictions(path: str | Path) -> dict[tuple[str, str], str]:
     return load_prediction_lines(path)[0]
 
 
+def _replay_error(message: str) -> ValueError:
+    return ValueError(f"ambi_replay: {message}")
+
+
 def load_prediction_lines(path: str | Path) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
     """:func:`load_predictions` and the line number of each key."""
     path = Path(path).expanduser()
@@ -87,36 +92,26 @@ def load_prediction_lines(path: str | Path) -> tuple[dict[tuple[str, str], str],
         raise FileNotFoundError(f"ambi_replay: predictions file {str(path)!r} does not exist")
     table: dict[tuple[str, str], str] = {}
     lines: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            raw = raw.strip()
-            if not raw:
-                continue
+    for lineno, row in iter_jsonl(path, what="predictions file", objects=True, error=_replay_error):
+        task, response = row.get("task"), _response_of(row)
+        if not task or response is None:
+            raise ValueError(f"ambi_replay: {path}:{lineno} needs 'task' and 'response' fields")
+        keys = []
+        if row.get("id") is not None:
+            keys.append((task, str(row["id"])))
+        if row.get("doc_id") is not None:
             try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"ambi_replay: {path}:{lineno} is not valid JSON ({exc.msg})") from None
-            task, response = row.get("task"), _response_of(row)
-            if not task or response is None:
-                raise ValueError(f"ambi_replay: {path}:{lineno} needs 'task' and 'response' fields")
-            keys = []
-            if row.get("id") is not None:
-                keys.append((task, str(row["id"])))
-            if row.get("doc_id") is not None:
-                try:
-                    keys.append((task, f"doc:{int(row['doc_id'])}"))
-                except (TypeError, ValueError):
-                    raise ValueError(
-                        f"ambi_replay: {path}:{lineno}: doc_id {row['doc_id']!r} is not an integer"
-                    ) from None
-            if not keys:
-                raise ValueError(
-                    f"ambi_replay: {path}:{lineno} (task {task!r}) has no 'id' (the record id) or 'doc_id': "
-                    "its response cannot be matched to a record"
-                )
-            for key in keys:
-                table[key] = response
-                lines[key] = lineno
+                keys.append((task, f"doc:{int(row['doc_id'])}"))
+            except (TypeError, ValueError):
+                raise ValueError(f"ambi_replay: {path}:{lineno}: doc_id {row['doc_id']!r} is not an integer") from None
+        if not keys:
+            raise ValueError(
+                f"ambi_replay: {path}:{lineno} (task {task!r}) has no 'id' (the record id) or 'doc_id': "
+                "its response cannot be matched to a record"
+            )
+        for key in keys:
+            table[key] = response
+            lines[key] = lineno
     return table, lines
 
 

@@ -13,15 +13,14 @@ registry entry (``rescore``: its own item scoring and aggregation, the records a
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.jsonl import read_lines
 from ambi_plugin.core.scoring import aggregate, metric_names
-from ambi_plugin.inputfiles import named_input
 from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.reports.rescore)
     DATASET_FIELDS,
     ScoreError,
@@ -134,15 +133,10 @@ def load_records(
 
 def _first_jsonl_object(path: Path) -> dict:
     """The first line of a JSONL file as an object ({} for a JSON list, an empty or unreadable line)."""
-    with named_input(path), path.open(encoding="utf-8") as fh:
-        for raw in fh:
-            if raw.strip():
-                try:
-                    row = json.loads(raw)
-                except json.JSONDecodeError:
-                    return {}
-                return row if isinstance(row, dict) else {}
-    return {}
+    lines = read_lines(path)
+    first = next(lines, None)
+    lines.close()
+    return first.value if first is not None and isinstance(first.value, dict) else {}
 
 
 def process_function(info):
