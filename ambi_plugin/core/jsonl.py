@@ -192,9 +192,22 @@ def read_jsonl(
     return [value for _, value in iter_jsonl(path, what=what, objects=objects, error=error)]
 
 
+def count_rows(path: str | Path, *, most: int | None = None) -> int:
+    """The rows of a JSONL file, unread: its non-blank lines (counting stops at ``most``)."""
+    n = 0
+    with Path(path).open("rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                n += 1
+                if most is not None and n >= most:
+                    break
+    return n
+
+
 __all__ = [
     "JsonlError",
     "Line",
+    "count_rows",
     "deeper_than",
     "iter_jsonl",
     "json_error",

@@ -16,24 +16,18 @@ class NoRecords(LookupError):
     """A converted release gives no rows for a task (its reason in ``args[0]``)."""
 
 
-def _holds_no_rows(path: Path) -> bool:
-    with path.open(encoding="utf-8") as fh:
-        return not any(line.strip() for line in fh)
-
-
 def task_records(info: TaskInfo, data_dir: Path | None = None) -> list[dict]:
     """The records a task evaluates, read from ``data_dir`` or from its ``ambi://`` source. Raises
     :class:`NoRecords` with the release's reason when a converted release has no rows for the task."""
-    from ambi_plugin.benchmarks.release import read_report
-    from ambi_plugin.data.sources import absent_reason, source_root
+    from ambi_plugin.data.no_records import rows_absent
+    from ambi_plugin.data.sources import source_root
 
     name = info.config.get("dataset_name") or info.name
     root = Path(data_dir) if data_dir else source_root(str(info.config.get("dataset_path")))
-    src = root / f"{name}.jsonl"
-    report = read_report(root)
-    if report is not None and (not src.is_file() or _holds_no_rows(src)):
-        raise NoRecords(absent_reason(report, name))
-    return read_records(src)
+    reason = rows_absent(root, name)
+    if reason is not None:
+        raise NoRecords(reason)
+    return read_records(root / f"{name}.jsonl")
 
 
 def write_reference_predictions(

@@ -233,6 +233,7 @@ def score_answers(
     progress: bool = True,
 ) -> ScoreReport:
     """Score every answer set of ``answers`` on ``task`` and format the paper's tables."""
+    from ambi_plugin.benchmarks.layout import TableData
     from ambi_plugin.reports.paper_tables import paper_tables
 
     if protocol not in ("rule", "llm"):
@@ -300,15 +301,15 @@ def score_answers(
     if vote:
         settings[vote_name] = "majority vote"
     if not own_tables:
-        from ambi_plugin.reports.paper_tables import markdown
+        from ambi_plugin.benchmarks.layout import cell, markdown
 
         names = list(dict.fromkeys(n for v in values.values() for n in v))
         what = (rescore.describe if rescore is not None else "") or "every metric"
         text = f"{task}: {what} per answer set\n" + markdown(
-            ["metric", *values], [[n, *(_fmt(values[c].get(n)) for c in values)] for n in names]
+            ["metric", *values], [[n, *(cell(values[c].get(n)) for c in values)] for n in names]
         )
     else:
-        text = paper_tables(kind, values, counts=counts, prompt_type=settings, protocols=protocols)
+        text = paper_tables(kind, TableData(values, counts=counts, prompt_type=settings, protocols=protocols))
     info: dict[str, Any] = judge.info() if judge is not None else {}
     if protocol == "llm":
         from ambi_plugin.judge import judge_info
@@ -325,10 +326,6 @@ def score_answers(
         text = f"{note}\n\n{text}"
     return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info,
                        note=note, items=scored, records=list(recs), answers=table)  # fmt: skip
-
-
-def _fmt(v: Any) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and v != v) else f"{v:.4f}"
 
 
 def scoring_kwargs(info) -> dict:

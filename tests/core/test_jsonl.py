@@ -13,14 +13,7 @@ from ambi_plugin.core.schema import RecordError, read_records
 from ambi_plugin.inputfiles import InputFileError
 
 DEEP = "[" * 100_000 + "]" * 100_000  # Python's JSON reader raises RecursionError on it
-RECORD = {
-    "id": "r1",
-    "benchmark": "b",
-    "category": "c",
-    "task_type": "choice",
-    "options": ["x", "y"],
-    "answer_index": 0,
-}
+RECORD = {"id": "r1", "benchmark": "b", "category": "c", "task_type": "yes_no", "answer_bool": True}
 
 
 def _write(path, lines: list[str | bytes]):
@@ -117,3 +110,11 @@ def test_a_predictions_file_that_is_not_utf8_names_its_line(tmp_path):
         load_predictions(path)
     with pytest.raises(ValueError, match=rf"^ambi_replay: {path}:1: not valid JSON: Expecting value \(column 1\)$"):
         load_predictions(_write(path, ["oops"]))
+
+
+def test_count_rows_counts_non_blank_lines_unread_and_stops_where_told(tmp_path):
+    from ambi_plugin.core.jsonl import count_rows
+
+    path = _write(tmp_path / "c.jsonl", ['{"id": 1}', "", "not even JSON", "  ", b"\xff", "[]"])
+    assert count_rows(path) == 4 and count_rows(path, most=1) == 1
+    assert count_rows(_write(tmp_path / "e.jsonl", ["", " "])) == 0
