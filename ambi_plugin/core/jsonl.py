@@ -34,11 +34,11 @@ class JsonlError(ValueError):
     """A line of a JSONL file that stops its read: ``<file>:<line>: <what is wrong>``."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Line:
     """One non-blank line: its value, or (``bad``) why it is not one, as a row's ``reason`` and as an ``error``."""
 
-    where: str  # <file>:<line>
+    name: str  # the file, as messages name it
     lineno: int
     value: Any = None
     reason: str | None = None
@@ -49,6 +49,11 @@ class Line:
     def bad(self) -> bool:
         return self.reason is not None
 
+    @property
+    def where(self) -> str:
+        """``<file>:<line>``."""
+        return f"{self.name}:{self.lineno}"
+
 
 def json_error(exc: json.JSONDecodeError) -> str:
     """Python's message with its column (``exc.msg`` alone is cut: "Unterminated string starting at")."""
@@ -57,9 +62,13 @@ def json_error(exc: json.JSONDecodeError) -> str:
     return f"{exc.msg} (column {exc.colno})"
 
 
+def _deep(levels: int) -> str:
+    return f"nested too deeply (more than {levels} levels of brackets)"
+
+
 def too_deep(levels: int) -> str:
-    """The reason of a row nested more than ``levels`` levels of brackets."""
-    return f"not JSON: nested too deeply (more than {levels} levels of brackets)"
+    """The reason of a row nested more than ``levels`` levels of brackets (as :func:`numbered` words it)."""
+    return f"not JSON: {_deep(levels)}"
 
 
 def deeper_than(value: Any, limit: int) -> bool:
@@ -79,8 +88,8 @@ def deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _bad(where: str, lineno: int, reason: str, error: str, text: str = "") -> Line:
-    return Line(where, lineno, reason=reason, error=error, text=text)
+def _bad(name: str, lineno: int, reason: str, error: str, text: str = "") -> Line:
+    return Line(name, lineno, reason=reason, error=error, text=text)
 
 
 def numbered(
@@ -98,7 +107,6 @@ def numbered(
     ``unreadable_rows``: a line that is not UTF-8 or too deep for Python's reader is a bad line, not an
     :class:`~ambi_plugin.inputfiles.InputFileError` (``what`` names the file in that error)."""
     for lineno, raw in enumerate(lines, start=1):
-        where = f"{name}:{lineno}"
         if isinstance(raw, bytes):
             if lineno == 1 and raw.startswith(BOM):
                 raw = raw[len(BOM) :]
@@ -107,9 +115,11 @@ def numbered(
             except UnicodeDecodeError as exc:
                 detail = f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
                 if not unreadable_rows:
-                    raise InputFileError(f"{where}: not UTF-8 text ({detail}); save the file as UTF-8") from None
+                    raise InputFileError(
+                        f"{name}:{lineno}: not UTF-8 text ({detail}); save the file as UTF-8"
+                    ) from None
                 yield _bad(
-                    where,
+                    name,
                     lineno,
                     f"not UTF-8: {detail} cannot be decoded (save the file as UTF-8 to keep this row)",
                     f"not UTF-8 text ({detail}); save the file as UTF-8",
@@ -124,24 +134,24 @@ def numbered(
             value = json.loads(text)
         except RecursionError:
             levels = max_depth if max_depth is not None else MAX_DEPTH
+            past = f" (more than {levels} levels of brackets)" if nesting_line(text, levels) else ""
             if not unreadable_rows:
-                past = f" (more than {levels} levels of brackets)" if nesting_line(text, levels) else ""
                 raise InputFileError(
-                    f"{where}: {what} nested too deeply to read{past}; not a file of the expected shape"
+                    f"{name}:{lineno}: {what} nested too deeply to read{past}; not a file of the expected shape"
                 ) from None
-            yield _bad(where, lineno, too_deep(levels), f"nested too deeply to read (more than {levels} levels)", text)
+            yield _bad(name, lineno, f"not JSON: nested too deeply{past}", f"nested too deeply to read{past}", text)
             continue
         except json.JSONDecodeError as exc:
-            yield _bad(where, lineno, f"not JSON: {json_error(exc)}", f"not valid JSON: {json_error(exc)}", text)
+            yield _bad(name, lineno, f"not JSON: {json_error(exc)}", f"not valid JSON: {json_error(exc)}", text)
             continue
         if max_depth is not None and deeper_than(value, max_depth):
-            yield _bad(where, lineno, too_deep(max_depth), f"nested more than {max_depth} levels", text)
+            yield _bad(name, lineno, too_deep(max_depth), _deep(max_depth), text)
             continue
         if objects and not isinstance(value, dict):
             kind = type(value).__name__
-            yield _bad(where, lineno, "not JSON: the line is not an object", f"a JSON {kind}, not an object", text)
+            yield _bad(name, lineno, "not JSON: the line is not an object", f"a JSON {kind}, not an object", text)
             continue
-        yield Line(where, lineno, value, text=text)
+        yield Line(name, lineno, value, text=text)
 
 
 def read_lines(
@@ -154,8 +164,11 @@ def read_lines(
     unreadable_rows: bool = False,
 ) -> Iterator[Line]:
     """:func:`numbered` over the file at ``path`` (read as it goes; ``name`` in ``where``, default the path)."""
-    path = Path(path)
-    with named_input(path, what), path.open("rb") as fh:
+    path = Path(path)  # bytes where a line that is not UTF-8 is a bad row, else text split at "\n" only
+    with (
+        named_input(path, what),
+        path.open("rb") if unreadable_rows else path.open(encoding="utf-8", newline="\n") as fh,
+    ):
         yield from numbered(
             fh, str(path) if name is None else name, what=what, objects=objects, max_depth=max_depth,
             unreadable_rows=unreadable_rows,
