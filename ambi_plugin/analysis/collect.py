@@ -40,6 +40,7 @@ from ambi_plugin.analysis.prompts import (
     first_prompt,
     second_prompt,
 )
+from ambi_plugin.core.jsonl import numbered
 
 __all__ = ["CaptureSummary", "capture_category", "load_activations", "load_items", "records_name"]
 
@@ -116,15 +117,13 @@ def _done(folder: Path, *, rank: int | None = None, say=print) -> dict[str, dict
     unreadable line or a truncated ``.npz`` is said, and that image is captured again."""
     rows: dict[str, dict] = {}
     for path in sorted(folder.glob("items.rank*.jsonl")):
-        for no, line in enumerate(_lines(path, own=path.name == f"items.rank{rank}.jsonl", say=say), start=1):
-            if not line.strip():
+        lines = _lines(path, own=path.name == f"items.rank{rank}.jsonl", say=say)
+        for line in numbered(lines, str(path), what="items file", objects=True, unreadable_rows=True):
+            row = line.value
+            if line.bad or "id" not in row:
+                say(f"{line.where}: not a complete item line; skipped (that image is captured again)")
                 continue
-            try:
-                row = json.loads(line)
-                rid = str(row["id"])
-            except (ValueError, KeyError, TypeError):
-                say(f"{path}:{no}: not a complete item line; skipped (that image is captured again)")
-                continue
+            rid = str(row["id"])
             acts = folder / "acts" / f"{_key(rid)}.npz"
             if not acts.is_file():
                 continue

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ambi_plugin.core.jsonl import read_lines
+
 __all__ = ["HeldOut", "data_env_var", "evaluation_copy"]
 
 
@@ -72,18 +74,12 @@ def evaluation_copy(source: str, dataset_name: str, ids: Sequence[str], out: str
     excluded: list[str] = []
     for path in sorted(root.glob("*.jsonl")):
         lines = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                lines.append(line)
-                continue
+        for line in read_lines(path, what="records file"):  # a line that is not a record is copied as it is
+            rec = line.value
             if path == target and isinstance(rec, dict) and str(rec.get("id")) in drop:
                 excluded.append(str(rec.get("id")))
                 continue
-            lines.append(json.dumps(_absolutize(rec, root), ensure_ascii=False) if isinstance(rec, dict) else line)
+            lines.append(json.dumps(_absolutize(rec, root), ensure_ascii=False) if isinstance(rec, dict) else line.text)
         (out / path.name).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     for path in root.glob("*.json"):  # manifest and load report, read by the results' data section
         shutil.copy2(path, out / path.name)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.analysis.interventions import DEFAULT_EPSILON, ITI_ALPHAS
+from ambi_plugin.core.jsonl import iter_jsonl
 
 __all__ = ["DEFAULT_TASKS", "Condition", "RunResult", "format_table", "intervention_table", "responses"]
 
@@ -39,10 +40,7 @@ def responses(folder: str | Path) -> dict[str, dict[str, str]]:
     for path in sorted(Path(folder).rglob("*_samples_*.jsonl")):
         task = path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]
         rows = out.setdefault(task, {})
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
+        for _, row in iter_jsonl(path, what="logged samples file", objects=True):
             key = str(row.get("doc_hash") or row.get("doc_id"))
             resp = row.get("filtered_resps", row.get("resps"))
             rows[key] = json.dumps(resp, sort_keys=True)

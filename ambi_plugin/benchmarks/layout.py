@@ -13,10 +13,12 @@ Each benchmark declares its own layouts (``benchmarks/<b>/tables.py``) on its re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 Source = tuple["str | None", str]
+Values = Mapping[str, Mapping[str, float]]
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,26 @@ def task_metrics(results: Mapping) -> dict[str, dict[str, float]]:
     return out
 
 
+@dataclass(frozen=True)
+class TableData:
+    """What ``ambi score`` prints a benchmark's paper tables from (its entry's ``rescore.tables(kind, data)``):
+    ``values = {column: {metric name: value}}``, one column per model or answer set; the record ``counts`` per
+    class or question type; the ``prompt_type`` of every column (one for all, or one per column); the
+    ``protocols`` scored ("rule" and/or "llm", for a benchmark with an LLM-assisted protocol)."""
+
+    values: Values
+    counts: Mapping[str, int] | None = None
+    prompt_type: str | Mapping[str, str] = ""
+    protocols: Sequence[str] = ("rule",)
+
+
+def cell(value: float | None, digits: int = 4, scale: float = 1.0) -> str:
+    """One number of a table: ``n/a`` when missing or NaN, else ``scale * value`` with ``digits`` decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{scale * value:.{digits}f}"
+
+
 def markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A Markdown table, columns padded to their widest cell."""
     table = [list(header), *[list(r) for r in rows]]
@@ -97,4 +119,16 @@ def shipped_reference(benchmark: str) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-__all__ = ["Column", "Layout", "Source", "Variant", "cols", "markdown", "shipped_reference", "task_metrics"]
+__all__ = [
+    "Column",
+    "Layout",
+    "Source",
+    "TableData",
+    "Values",
+    "Variant",
+    "cell",
+    "cols",
+    "markdown",
+    "shipped_reference",
+    "task_metrics",
+]

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ambi_plugin.benchmarks.commands import Command, CommandTools, Importer, SwitchHeads
+from ambi_plugin.benchmarks.layout import TableData
 
 
 def test_split(records: str) -> tuple[str, str]:
@@ -65,8 +66,8 @@ class Rescore:
     names the kind; a task of a benchmark without one is scored by the runtime's own item scoring).
 
     * ``kinds``: the ``paper_table`` kinds the benchmark's tasks name (``illusionbench_tf`` ...).
-    * ``tables(kind, values, counts=, prompt_type=, protocols=)``: the paper's tables of one kind (Markdown);
-      None: one column per answer set, every metric.
+    * ``tables(kind, data)``: the paper's tables of one kind (Markdown) from ``data``, a
+      :class:`ambi_plugin.benchmarks.layout.TableData`; None: one column per answer set, every metric.
     * ``metric_names(rec, kind, protocol)``: the metric names of one record (None: the task type's).
     * ``score_item(rec, response, judge=)`` / ``aggregate(name, items)``: the benchmark's own item scoring and
       aggregation (None: the runtime's ``score_record`` and the core aggregations).
@@ -79,7 +80,7 @@ class Rescore:
     """
 
     kinds: tuple[str, ...] = ()
-    tables: Callable[..., str] | None = None
+    tables: Callable[[str, TableData], str] | None = None
     metric_names: Callable[[dict, str, str], list[str]] | None = None
     score_item: Callable[..., dict] | None = None
     aggregate: Callable[[str, list[dict]], float] | None = None

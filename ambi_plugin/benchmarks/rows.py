@@ -3,7 +3,8 @@
 * **Nesting.** Python's JSON reader recurses once per level of brackets: a line nested 10^5 deep raises
   ``RecursionError`` (no file, no line) and, read as one document, takes every good row down with it. A row nested
   more than :data:`MAX_DEPTH` levels (no release row nests more than four) is a bad row: ``not JSON: nested too
-  deeply (more than 100 levels of brackets)``. :func:`load_row` reads one JSON-lines row; :func:`iter_array` reads
+  deeply (more than 100 levels of brackets)``. A JSON-lines release is read line by line by
+  :func:`ambi_plugin.core.jsonl.numbered` (``max_depth=MAX_DEPTH, unreadable_rows=True``); :func:`iter_array` reads
   the entries of a JSON list one by one (the list as a whole first, entry by entry only when it is too deep), so a
   deep entry is skipped and the entries after it are read.
 * **Text size.** A text field longer than ``AMBI_MAX_TEXT_CHARS`` characters (default :data:`DEFAULT_MAX_TEXT_CHARS`;
@@ -20,11 +21,13 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ambi_plugin.core.jsonl import too_deep
+
 MAX_DEPTH = 100  # levels of brackets a release row may nest
 TEXT_ENV = "AMBI_MAX_TEXT_CHARS"
 DEFAULT_MAX_TEXT_CHARS = 100_000
 
-TOO_DEEP = f"not JSON: nested too deeply (more than {MAX_DEPTH} levels of brackets)"
+TOO_DEEP = too_deep(MAX_DEPTH)
 
 
 class BadRow(ValueError):
@@ -88,19 +91,6 @@ def check_row(value: Any, *, text: bool = True) -> None:
             f"text too long: field {path or '(the row)'!r} holds {n} characters, over the limit of {limit} "
             f"(set {TEXT_ENV} to allow more)"
         )
-
-
-def load_row(text: str | bytes, *, check_text: bool = True) -> Any:
-    """One JSON-lines row: its value, or :class:`BadRow` for a row that is not JSON, nests too deeply or (unless
-    ``check_text`` is False: the caller checks it with the row's id) holds a text field over the limit."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise BadRow(TOO_DEEP) from None
-    except json.JSONDecodeError as exc:
-        raise BadRow(f"not JSON: {exc.msg} (column {exc.colno})") from None
-    check_row(value, text=check_text)
-    return value
 
 
 def short_id(value: Any, fallback: str, limit: int = 300) -> str:
@@ -188,7 +178,6 @@ __all__ = [
     "TextLimitError",
     "check_row",
     "iter_array",
-    "load_row",
     "max_text_chars",
     "short_id",
 ]

@@ -51,7 +51,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.inputfiles import named_input
+from ambi_plugin.core.jsonl import iter_jsonl
 
 TASK_TYPES = (
     "choice",  # one correct option (letters, roman numerals)
@@ -215,20 +215,11 @@ def validate_record(rec: dict, *, source: str | None = None, line: int | None = 
 
 def read_records(path: str | Path, *, validate: bool = True) -> list[dict]:
     """Read a JSONL file of records. Errors name the file, line and field."""
-    path = Path(path)
     out: list[dict] = []
-    with named_input(path, "records file"), path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            raw = raw.strip()
-            if not raw:
-                continue
-            try:
-                rec = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if validate:
-                validate_record(rec, source=str(path), line=lineno)
-            out.append(rec)
+    for lineno, rec in iter_jsonl(path, what="records file", error=RecordError):
+        if validate:
+            validate_record(rec, source=str(path), line=lineno)
+        out.append(rec)
     return out
 
 
@@ -248,19 +239,6 @@ def write_records(path: str | Path, records: Iterable[dict]) -> int:
             n += 1
     tmp.replace(path)
     return n
-
-
-def read_jsonl(path: str | Path) -> list[dict]:
-    """Raw JSON objects of a JSONL file (no record validation); a bad line names file and line."""
-    rows = []
-    with named_input(path, "JSONL file"), Path(path).open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if raw.strip():
-                try:
-                    rows.append(json.loads(raw))
-                except json.JSONDecodeError as exc:
-                    raise RecordError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-    return rows
 
 
 def write_dataset(out: str | Path, records: dict[str, list[dict]], *, skip_empty: bool = False) -> dict[str, int]:

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from ambi_plugin.benchmarks.release import REPORT_FILE
+from ambi_plugin.core.jsonl import count_rows
 from ambi_plugin.paths import cache_dir
 
 # task -> why its preflight failed (AMBI_SKIP_MISSING=1: it runs on zero rows and reports NaN)
@@ -28,17 +29,24 @@ NO_RECORDS: dict[tuple[str, str], str] = {}
 NO_RECORDS_ID = "ambi-no-records"
 
 
-def _count_rows(src: Path) -> int:
-    with src.open(encoding="utf-8") as fh:
-        return sum(1 for line in fh if line.strip())
-
-
 def absent_reason(report: dict, name: str) -> str:
     """Why a converted release has no records ``name`` (the loader's reason, else a generic one)."""
     return (report.get("absent") or {}).get(name) or (
         f"the release read from {report.get('source')} gives no rows for it "
         f"({report.get('skipped_total', 0)} rows of the release were skipped as bad: see {REPORT_FILE})"
     )
+
+
+def rows_absent(root: Path, name: str) -> str | None:
+    """Why the converted release at ``root`` (a folder with a load report) has no rows ``name``; None when it has
+    them, or when ``root`` is no converted release."""
+    from ambi_plugin.benchmarks.release import read_report
+
+    src = root / f"{name}.jsonl"
+    report = read_report(root)
+    if report is None or (src.is_file() and count_rows(src, most=1)):
+        return None
+    return absent_reason(report, name)
 
 
 def skipped_stand_in(dataset_path: str, name: str) -> Path | None:
@@ -109,7 +117,7 @@ def data_summary(configs: dict) -> dict[str, dict]:
         src = root / f"{key[1]}.jsonl"
         out[task] = {
             "source": report.get("source"),
-            "records": 0 if key in NO_RECORDS or not src.is_file() else _count_rows(src),
+            "records": 0 if key in NO_RECORDS or not src.is_file() else count_rows(src),
             "skipped": len(rows),
             "skipped_by_reason": dict(sorted(Counter(LoadReport.reason_key(s["reason"]) for s in rows).items())),
             "benchmark_skipped_total": report.get("skipped_total", 0),

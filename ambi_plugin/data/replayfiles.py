@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ambi_plugin.core.answers import reference_response
+from ambi_plugin.core.jsonl import iter_jsonl
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.runtime.taskindex import TaskInfo, expand_tasks
 
@@ -15,24 +16,18 @@ class NoRecords(LookupError):
     """A converted release gives no rows for a task (its reason in ``args[0]``)."""
 
 
-def _holds_no_rows(path: Path) -> bool:
-    with path.open(encoding="utf-8") as fh:
-        return not any(line.strip() for line in fh)
-
-
 def task_records(info: TaskInfo, data_dir: Path | None = None) -> list[dict]:
     """The records a task evaluates, read from ``data_dir`` or from its ``ambi://`` source. Raises
     :class:`NoRecords` with the release's reason when a converted release has no rows for the task."""
-    from ambi_plugin.benchmarks.release import read_report
-    from ambi_plugin.data.sources import absent_reason, source_root
+    from ambi_plugin.data.no_records import rows_absent
+    from ambi_plugin.data.sources import source_root
 
     name = info.config.get("dataset_name") or info.name
     root = Path(data_dir) if data_dir else source_root(str(info.config.get("dataset_path")))
-    src = root / f"{name}.jsonl"
-    report = read_report(root)
-    if report is not None and (not src.is_file() or _holds_no_rows(src)):
-        raise NoRecords(absent_reason(report, name))
-    return read_records(src)
+    reason = rows_absent(root, name)
+    if reason is not None:
+        raise NoRecords(reason)
+    return read_records(root / f"{name}.jsonl")
 
 
 def write_reference_predictions(
@@ -80,6 +75,10 @@ def load_predictions(path: str | Path) -> dict[tuple[str, str], str]:
     return load_prediction_lines(path)[0]
 
 
+def _replay_error(message: str) -> ValueError:
+    return ValueError(f"ambi_replay: {message}")
+
+
 def load_prediction_lines(path: str | Path) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], int]]:
     """:func:`load_predictions` and the line number of each key."""
     path = Path(path).expanduser()
@@ -87,36 +86,26 @@ def load_prediction_lines(path: str | Path) -> tuple[dict[tuple[str, str], str],
         raise FileNotFoundError(f"ambi_replay: predictions file {str(path)!r} does not exist")
     table: dict[tuple[str, str], str] = {}
     lines: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            raw = raw.strip()
-            if not raw:
-                continue
+    for lineno, row in iter_jsonl(path, what="predictions file", objects=True, error=_replay_error):
+        task, response = row.get("task"), _response_of(row)
+        if not task or response is None:
+            raise ValueError(f"ambi_replay: {path}:{lineno} needs 'task' and 'response' fields")
+        keys = []
+        if row.get("id") is not None:
+            keys.append((task, str(row["id"])))
+        if row.get("doc_id") is not None:
             try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"ambi_replay: {path}:{lineno} is not valid JSON ({exc.msg})") from None
-            task, response = row.get("task"), _response_of(row)
-            if not task or response is None:
-                raise ValueError(f"ambi_replay: {path}:{lineno} needs 'task' and 'response' fields")
-            keys = []
-            if row.get("id") is not None:
-                keys.append((task, str(row["id"])))
-            if row.get("doc_id") is not None:
-                try:
-                    keys.append((task, f"doc:{int(row['doc_id'])}"))
-                except (TypeError, ValueError):
-                    raise ValueError(
-                        f"ambi_replay: {path}:{lineno}: doc_id {row['doc_id']!r} is not an integer"
-                    ) from None
-            if not keys:
-                raise ValueError(
-                    f"ambi_replay: {path}:{lineno} (task {task!r}) has no 'id' (the record id) or 'doc_id': "
-                    "its response cannot be matched to a record"
-                )
-            for key in keys:
-                table[key] = response
-                lines[key] = lineno
+                keys.append((task, f"doc:{int(row['doc_id'])}"))
+            except (TypeError, ValueError):
+                raise ValueError(f"ambi_replay: {path}:{lineno}: doc_id {row['doc_id']!r} is not an integer") from None
+        if not keys:
+            raise ValueError(
+                f"ambi_replay: {path}:{lineno} (task {task!r}) has no 'id' (the record id) or 'doc_id': "
+                "its response cannot be matched to a record"
+            )
+        for key in keys:
+            table[key] = response
+            lines[key] = lineno
     return table, lines
 
 

@@ -54,6 +54,7 @@ from ambi_plugin.data.no_records import (  # noqa: F401 - re-exported: the names
     data_summary,
     mark_tasks_without_records,
     no_records_reason,
+    rows_absent,
     skipped_stand_in,
 )
 from ambi_plugin.paths import cache_dir
@@ -284,11 +285,6 @@ def check_loadable(records: list[dict], src: Path, root: Path) -> None:
                 )
 
 
-def _holds_no_rows(src: Path) -> bool:
-    with src.open(encoding="utf-8") as fh:
-        return not any(line.strip() for line in fh)
-
-
 def _no_records(dataset_path: str, name: str, root: Path, reason: str) -> Path:
     """The one-row stand-in lmms-eval is handed for a task the release has no rows for (never sent to a model)."""
     rec = {"id": NO_RECORDS_ID, "no_records": reason}
@@ -340,15 +336,12 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
     When a converted release (a folder with a load report) has no rows for ``name``: with ``allow_empty`` the
     one-row stand-in of a task that runs on zero rows (:data:`NO_RECORDS` says why), else a
     :class:`DatasetSpecError` with the reason."""
-    from ambi_plugin.benchmarks.release import read_report
-
     if not name:
         raise DatasetSpecError(f"dataset_path {dataset_path!r} needs dataset_name: <records name> in the task YAML")
     root = source_root(dataset_path)
     src = root / f"{name}.jsonl"
-    report = read_report(root)
-    if report is not None and (not src.is_file() or _holds_no_rows(src)):
-        reason = absent_reason(report, name)
+    reason = rows_absent(root, name)
+    if reason is not None:
         if allow_empty:
             return _no_records(dataset_path, name, root, reason)
         raise DatasetSpecError(f"{dataset_path}: no records '{name}' in {root}: {reason}")

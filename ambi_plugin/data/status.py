@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.benchmarks.registry import expected_layout
+from ambi_plugin.core.jsonl import count_rows
 
 
 class _PerBenchmark(Mapping):
@@ -130,11 +131,6 @@ class Usability:
     no_records: dict[str, str] = field(default_factory=dict)  # task -> why the release has no rows for it
 
 
-def _line_count(path: Path) -> int:
-    with path.open("rb") as fh:
-        return sum(1 for line in fh if line.strip())
-
-
 def probe(benchmark: str) -> Usability:
     """Resolve the benchmark's records as a run would (a release is converted once and cached) and count the rows
     per task. Local only: offline, a Hub copy that is not in the HF cache is not fetched."""
@@ -160,7 +156,7 @@ def probe(benchmark: str) -> Usability:
         if info.kind != "task" or str(cfg.get("dataset_path", "")) != f"{SCHEME}{benchmark}":
             continue
         src = root / f"{cfg.get('dataset_name', '')}.jsonl"
-        n = _line_count(src) if src.is_file() else 0
+        n = count_rows(src) if src.is_file() else 0
         if n:
             out.rows[info.name] = n
         else:

@@ -16,14 +16,13 @@ the categories seen; NaN when ``p_e = 1`` (both judges used one and the same cat
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.inputfiles import named_input
+from ambi_plugin.core.jsonl import Line, read_lines
 
 Key = tuple[str, str]
 
@@ -68,23 +67,17 @@ def read_verdicts(path: str | Path) -> dict[Key, Hashable | None]:
     """(task, id) -> normalised value (None = the judge errored) for every line of a verdict file."""
     path = Path(path)
     try:
-        with named_input(path, "verdict file"):
-            lines = path.read_text(encoding="utf-8").splitlines()
+        return _read_lines(path, read_lines(path, what="verdict file"))
     except OSError as exc:
         raise AgreementInputError(f"cannot read {path}: {exc}") from None
-    with named_input(path, "verdict file"):
-        return _read_lines(path, lines)
 
 
-def _read_lines(path: Path, lines: list[str]) -> dict[Key, Hashable | None]:
+def _read_lines(path: Path, lines: Iterable[Line]) -> dict[Key, Hashable | None]:
     out: dict[Key, Hashable | None] = {}
-    for no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise AgreementInputError(f"{path}:{no}: not JSON ({exc})") from None
+    for line in lines:
+        if line.bad:
+            raise AgreementInputError(f"{line.where}: {line.reason}")
+        obj, no = line.value, line.lineno
         if not isinstance(obj, Mapping):
             raise AgreementInputError(f"{path}:{no}: expected an object per line")
         task = str(obj.get("task", ""))

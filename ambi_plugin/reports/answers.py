@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.jsonl import json_error, numbered
 from ambi_plugin.core.parsing import option_label, parse_answer, response_text
 from ambi_plugin.core.scoring import answer_format
 from ambi_plugin.inputfiles import named_input
@@ -57,13 +58,6 @@ def read_rows(path: str | Path) -> list[dict]:
 MAX_BAD_LINES = 20  # bad lines named in the error; the rest are counted
 
 
-def _json_error(exc: json.JSONDecodeError) -> str:
-    """Python's message with its column (``exc.msg`` alone is cut: "Unterminated string starting at")."""
-    if exc.msg.endswith(" at"):
-        return f"{exc.msg} column {exc.colno}"
-    return f"{exc.msg} (column {exc.colno})"
-
-
 def _rows_of(path: Path, text: str) -> list[dict]:
     """Every row, or a :class:`ScoreError` naming every bad line (the first ``MAX_BAD_LINES``, then a count): a
     file is scored whole or not at all, so a bad line is never an answer silently missing from the scores."""
@@ -72,7 +66,7 @@ def _rows_of(path: Path, text: str) -> list[dict]:
             rows = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ScoreError(
-                f"{path}:{exc.lineno}: not valid JSON: {_json_error(exc)} (a JSON list is read up to its first "
+                f"{path}:{exc.lineno}: not valid JSON: {json_error(exc)} (a JSON list is read up to its first "
                 "error; fix it, or write one JSON object per line)"
             ) from None
         what = "item(s) of the list"
@@ -80,18 +74,11 @@ def _rows_of(path: Path, text: str) -> list[dict]:
                for k, r in enumerate(rows, start=1) if not isinstance(r, dict)]  # fmt: skip
     else:
         rows, bad, what = [], [], "line(s)"
-        for lineno, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                bad.append(f"{path}:{lineno}: not valid JSON: {_json_error(exc)}")
-                continue
-            if isinstance(row, dict):
-                rows.append(row)
+        for line in numbered(text.split("\n"), str(path), what="answers file", objects=True):
+            if line.bad:
+                bad.append(f"{line.where}: {line.error}")
             else:
-                bad.append(f"{path}:{lineno}: a JSON {type(row).__name__}, not an object")
+                rows.append(line.value)
     if bad:
         shown = bad[:MAX_BAD_LINES]
         more = [f"and {len(bad) - len(shown)} more"] if len(bad) > len(shown) else []

@@ -1,8 +1,8 @@
 """The paper tables of ``ambi score`` and ``ambi score --results`` (Markdown), each benchmark's own.
 
-Input: ``values = {column: {metric name: value}}``, metric names as the tasks report them (``acc``,
-``acc_<class>``, ``fp_ratio_<category>`` ...), one column per model or answer set. Missing or NaN cells print as
-``n/a``.
+Input: a :class:`~ambi_plugin.benchmarks.layout.TableData`: ``values = {column: {metric name: value}}``, metric
+names as the tasks report them (``acc``, ``acc_<class>``, ``fp_ratio_<category>`` ...), one column per model or
+answer set, and the record counts, prompt types and protocols. Missing or NaN cells print as ``n/a``.
 
 A task names its table kind in its YAML (``metadata.paper_table``); the benchmark whose registry entry lists that
 kind (``rescore.kinds``) prints it (``rescore.tables``), in the compact form of ``ambi score``: answer sets as
@@ -13,13 +13,11 @@ columns or rows. Which metric is which row or column is laid out once, in the be
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.benchmarks.layout import markdown
-
-Values = Mapping[str, Mapping[str, float]]
+from ambi_plugin.benchmarks.layout import TableData, markdown
 
 __all__ = ["kinds", "markdown", "paper_tables", "paper_tables_of_results", "tables_from_results"]
 
@@ -41,20 +39,13 @@ def kinds() -> tuple[str, ...]:
     return tuple(_printers())
 
 
-def paper_tables(
-    kind: str,
-    values: Values,
-    *,
-    counts: Mapping[str, int] | None = None,
-    prompt_type: str | Mapping[str, str] = "",
-    protocols: Sequence[str] = ("rule",),
-) -> str:
-    """Every table of ``kind`` for ``values`` (``protocols``: "rule" and/or "llm" where the benchmark has an
-    LLM-assisted protocol)."""
+def paper_tables(kind: str, data: TableData) -> str:
+    """Every table of ``kind`` for ``data`` (its ``values``; ``protocols``: "rule" and/or "llm" where the benchmark
+    has an LLM-assisted protocol)."""
     printers = _printers()
     if kind not in printers:
         raise ValueError(f"Expected argument `kind` to be one of {tuple(printers)} but got {kind!r}")
-    return printers[kind](kind, values, counts=counts, prompt_type=prompt_type, protocols=protocols)
+    return printers[kind](kind, data)
 
 
 def tables_from_results(results: Mapping[str, Any]) -> str:
@@ -76,7 +67,9 @@ def tables_from_results(results: Mapping[str, Any]) -> str:
         protocols = ("rule", "llm") if any(k.endswith("_llm") for k in metrics) else ("rule",)
         parts.append(f"## {task}\n")
         parts.append(
-            paper_tables(kind, {column: metrics}, prompt_type=str(meta.get("prompt_type", "")), protocols=protocols)
+            paper_tables(
+                kind, TableData({column: metrics}, prompt_type=str(meta.get("prompt_type", "")), protocols=protocols)
+            )
         )
         parts.append("")
     if not parts:

@@ -13,15 +13,14 @@ registry entry (``rescore``: its own item scoring and aggregation, the records a
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.jsonl import read_lines
 from ambi_plugin.core.scoring import aggregate, metric_names
-from ambi_plugin.inputfiles import named_input
 from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.reports.rescore)
     DATASET_FIELDS,
     ScoreError,
@@ -134,15 +133,10 @@ def load_records(
 
 def _first_jsonl_object(path: Path) -> dict:
     """The first line of a JSONL file as an object ({} for a JSON list, an empty or unreadable line)."""
-    with named_input(path), path.open(encoding="utf-8") as fh:
-        for raw in fh:
-            if raw.strip():
-                try:
-                    row = json.loads(raw)
-                except json.JSONDecodeError:
-                    return {}
-                return row if isinstance(row, dict) else {}
-    return {}
+    lines = read_lines(path)
+    first = next(lines, None)
+    lines.close()
+    return first.value if first is not None and isinstance(first.value, dict) else {}
 
 
 def process_function(info):
@@ -239,6 +233,7 @@ def score_answers(
     progress: bool = True,
 ) -> ScoreReport:
     """Score every answer set of ``answers`` on ``task`` and format the paper's tables."""
+    from ambi_plugin.benchmarks.layout import TableData
     from ambi_plugin.reports.paper_tables import paper_tables
 
     if protocol not in ("rule", "llm"):
@@ -306,15 +301,15 @@ def score_answers(
     if vote:
         settings[vote_name] = "majority vote"
     if not own_tables:
-        from ambi_plugin.reports.paper_tables import markdown
+        from ambi_plugin.benchmarks.layout import cell, markdown
 
         names = list(dict.fromkeys(n for v in values.values() for n in v))
         what = (rescore.describe if rescore is not None else "") or "every metric"
         text = f"{task}: {what} per answer set\n" + markdown(
-            ["metric", *values], [[n, *(_fmt(values[c].get(n)) for c in values)] for n in names]
+            ["metric", *values], [[n, *(cell(values[c].get(n)) for c in values)] for n in names]
         )
     else:
-        text = paper_tables(kind, values, counts=counts, prompt_type=settings, protocols=protocols)
+        text = paper_tables(kind, TableData(values, counts=counts, prompt_type=settings, protocols=protocols))
     info: dict[str, Any] = judge.info() if judge is not None else {}
     if protocol == "llm":
         from ambi_plugin.judge import judge_info
@@ -331,10 +326,6 @@ def score_answers(
         text = f"{note}\n\n{text}"
     return ScoreReport(task=task, kind=kind, text=text, values=values, counts=counts, review=review, judge=info,
                        note=note, items=scored, records=list(recs), answers=table)  # fmt: skip
-
-
-def _fmt(v: Any) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and v != v) else f"{v:.4f}"
 
 
 def scoring_kwargs(info) -> dict:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.jsonl import iter_jsonl
 from ambi_plugin.inputfiles import named_input
 from ambi_plugin.reports.results import task_metrics
 
@@ -63,14 +65,18 @@ def logged_item(row: dict) -> dict | None:
     return None
 
 
+def iter_logged(path: Path) -> Iterator[tuple[dict, dict]]:
+    """``(row, our item score)`` of each row of an lmms-eval ``--log_samples`` file that logged one; a line that
+    is not a JSON object stops the read, named with its file and line."""
+    for _, row in iter_jsonl(path, what="logged samples file", objects=True):
+        item = logged_item(row)
+        if item is not None:
+            yield row, item
+
+
 def read_sample_items(path: Path) -> list[dict]:
     """Our per-item score dicts from an lmms-eval ``--log_samples`` file (one per doc)."""
-    out = []
-    with named_input(path, "logged samples file"), Path(path).open(encoding="utf-8") as fh:
-        for raw in fh:
-            if raw.strip() and (item := logged_item(json.loads(raw))) is not None:
-                out.append(item)
-    return out
+    return [item for _, item in iter_logged(path)]
 
 
 def _results_files(path: Path) -> list[Path]:

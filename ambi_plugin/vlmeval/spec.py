@@ -10,10 +10,10 @@ VLMEvalKit, so a new benchmark or category that ships a YAML is covered without 
 from __future__ import annotations
 
 import importlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ambi_plugin.core.jsonl import read_jsonl
 from ambi_plugin.runtime.taskindex import TaskInfo, index
 
 FUNCTION_TAG = "!function "
@@ -119,9 +119,7 @@ def read_docs(spec: VlmevalTask) -> list[dict]:
     """The task's harness rows (one per record, in order), as lmms-eval loads them."""
     from ambi_plugin.data.sources import resolve_jsonl
 
-    path = resolve_jsonl(spec.dataset_path, spec.dataset_name)
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    return read_jsonl(resolve_jsonl(spec.dataset_path, spec.dataset_name), what="harness rows file", objects=True)
 
 
 def all_specs() -> dict[str, VlmevalTask]:

@@ -62,7 +62,8 @@ from ambi_plugin.benchmarks.ambibench.importer_rows import (  # noqa: F401 - re-
     record_from_row,
     task_of,
 )
-from ambi_plugin.core.schema import validate_record, write_records
+from ambi_plugin.core.jsonl import iter_jsonl
+from ambi_plugin.core.schema import read_records, validate_record, write_records
 from ambi_plugin.inputfiles import named_input
 from ambi_plugin.paths import replace_dir_atomically
 
@@ -78,13 +79,8 @@ def iter_rows(release: Path, annotations: Path | None = None) -> Iterator[tuple[
     if not files:
         raise FileNotFoundError(f"{release}: no *.jsonl annotation files (expected {release}/annotations/*.jsonl)")
     for path in files:
-        with named_input(path, "annotation file"), path.open(encoding="utf-8") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if raw.strip():
-                    try:
-                        yield path, lineno, json.loads(raw)
-                    except json.JSONDecodeError as exc:
-                        raise ImportErrorAt(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        for lineno, row in iter_jsonl(path, what="annotation file", objects=True, error=ImportErrorAt):
+            yield path, lineno, row
 
 
 def _copy_media(rec: dict, release: Path, out: Path, where: str) -> None:
@@ -232,7 +228,7 @@ def import_visual_anagrams(src: str | Path, out: str | Path, *, labels: str | Pa
 
     def build(tmp: Path) -> dict:
         counts = import_rows(rows, src, tmp)
-        recs = [json.loads(line) for line in (tmp / "multiview_open.jsonl").read_text().splitlines()]
+        recs = read_records(tmp / "multiview_open.jsonl", validate=False)
         for rec, (_, _, row) in zip(recs, rows, strict=True):
             rec["rotation"] = row["rotation"]
         write_records(tmp / "multiview_open.jsonl", recs)

@@ -69,8 +69,9 @@ from ambi_plugin.benchmarks.ambibench.release_rows import (  # noqa: F401 - re-e
     parse_map,
 )
 from ambi_plugin.benchmarks.release import LoadReport, hub_snapshot, unpack_zip
-from ambi_plugin.benchmarks.rows import BadRow, check_row, load_row, short_id
+from ambi_plugin.benchmarks.rows import MAX_DEPTH, BadRow, check_row, short_id
 from ambi_plugin.config import strict_mode
+from ambi_plugin.core.jsonl import numbered
 from ambi_plugin.core.schema import RecordError, validate_record, write_records
 
 # ----------------------------------------------------------------------------- the release folder
@@ -90,33 +91,16 @@ def is_release(path: Path) -> bool:
 
 
 def _read_rows(path: Path, report: LoadReport):
-    """(line number, row) of every line that is a JSON object; a line that is not (not UTF-8, not JSON, not an
-    object) is a bad row: reported as ``<file>:<line>``, skipped and counted. Blank lines are no rows."""
+    """(line number, row) of every line that is a JSON object; a line that is not (not UTF-8, not JSON, nested
+    more than :data:`~ambi_plugin.benchmarks.rows.MAX_DEPTH` levels, not an object) is a bad row: reported as
+    ``<file>:<line>``, skipped and counted. Blank lines are no rows. (Text fields: checked with the row's id.)"""
     with path.open("rb") as fh:
-        for lineno, data in enumerate(fh, start=1):
-            if not data.strip():
-                continue
+        for line in numbered(fh, path.name, objects=True, max_depth=MAX_DEPTH, unreadable_rows=True):
             report.read()
-            if lineno == 1 and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]  # a byte-order mark some editors write
-            try:
-                raw = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                report.skip(
-                    f"{path.name}:{lineno}",
-                    f"not UTF-8: byte 0x{data[exc.start]:02x} at column {exc.start + 1} cannot be decoded "
-                    "(save the file as UTF-8 to keep this row)",
-                )
+            if line.bad:
+                report.skip(line.where, line.reason)
                 continue
-            try:
-                row = load_row(raw, check_text=False)  # nested too deeply: a bad row (text: checked with its id)
-            except BadRow as exc:
-                report.skip(f"{path.name}:{lineno}", str(exc))
-                continue
-            if not isinstance(row, dict):
-                report.skip(f"{path.name}:{lineno}", "not JSON: the line is not an object")
-                continue
-            yield lineno, row
+            yield line.lineno, line.value
 
 
 def _media_path(base: Path, file_name: str, data: str) -> Path:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.core.schema import read_jsonl
+from ambi_plugin.core.jsonl import read_jsonl
 from ambi_plugin.core.schema import write_dataset as _write_dataset
 
 BENCHMARK = "illusionbench"
@@ -381,7 +381,7 @@ def write_dataset(out: Path, records: Mapping[str, list[dict]]) -> dict[str, int
 def import_jsonl(jsonl: Path, images: Path, out: Path, *, shuffle_seed: int = SHUFFLE_SEED) -> dict[str, int]:
     """Per-image JSONL + image folder -> a canonical local copy in ``out`` (images copied)."""
     jsonl, images, out = Path(jsonl), Path(images), Path(out)
-    rows = read_jsonl(jsonl)
+    rows = read_jsonl(jsonl, objects=True)
     records = records_from_images(rows, shuffle_seed=shuffle_seed, source=str(jsonl.name), where=str(jsonl))
     (out / "images").mkdir(parents=True, exist_ok=True)
     for line, row in enumerate(rows, start=1):

@@ -44,10 +44,10 @@ def _layouts() -> tuple:
     return LAYOUTS
 
 
-def _tables(kind: str, values, **kwargs) -> str:
+def _tables(kind: str, data) -> str:
     from ambi_plugin.benchmarks.illusionbench.tables import paper_tables
 
-    return paper_tables(kind, values, **kwargs)
+    return paper_tables(kind, data)
 
 
 def _metric_names(rec: dict, kind: str, protocol: str) -> list[str]:

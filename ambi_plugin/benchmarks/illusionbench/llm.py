@@ -17,16 +17,15 @@ Item keys added to the rule-based item: ``correct_llm``, ``pred_bool_llm``, ``sc
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ambi_plugin.core.jsonl import iter_jsonl
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import metric_names, score_item
-from ambi_plugin.inputfiles import named_input
 
 ROUNDS = 5
 MIN_VOTES = 3
@@ -190,19 +189,12 @@ def load_overrides(path: str | Path) -> dict[tuple[str, str], dict]:
     if not path.is_file():
         raise FileNotFoundError(f"overrides file {str(path)!r} does not exist")
     out: dict[tuple[str, str], dict] = {}
-    with named_input(path, "overrides file"), path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if row.get("id") is None:
-                raise ValueError(f"{path}:{lineno}: an override needs the record 'id'")
-            if row.get("correct") is None and row.get("score") is None:
-                continue  # an unreviewed queue row
-            out[(str(row.get("task") or "*"), str(row["id"]))] = row
+    for lineno, row in iter_jsonl(path, what="overrides file", objects=True, error=ValueError):
+        if row.get("id") is None:
+            raise ValueError(f"{path}:{lineno}: an override needs the record 'id'")
+        if row.get("correct") is None and row.get("score") is None:
+            continue  # an unreviewed queue row
+        out[(str(row.get("task") or "*"), str(row["id"]))] = row
     return out
 
 

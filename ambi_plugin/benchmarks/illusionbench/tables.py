@@ -3,13 +3,9 @@ their compact form for ``ambi score`` (answer sets as rows, P1-P5, Easy, Neutral
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-
 from ambi_plugin.benchmarks.illusionbench import CATEGORIES, DIFFICULTIES, TITLES
-from ambi_plugin.benchmarks.layout import Column, Layout, Variant, markdown
+from ambi_plugin.benchmarks.layout import Column, Layout, TableData, Values, Variant, cell, markdown
 
-Values = Mapping[str, Mapping[str, float]]
 KINDS = ("illusionbench_tf", "illusionbench_mc", "illusionbench_description")
 
 _KEYS = (*CATEGORIES, *DIFFICULTIES)
@@ -42,10 +38,6 @@ LAYOUTS = (
 _BY_KEY = {lay.key: lay for lay in LAYOUTS}
 
 
-def _num(v: float | None, digits: int = 4) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
-
-
 def _metric(column: Column, suffix: str = "") -> str:
     """The metric name of a layout column (``{s}``: the protocol's suffix, "" or "_llm")."""
     return column.sources[0][1].format(s=suffix)
@@ -55,30 +47,21 @@ def illusionbench_table(values: Values, key: str, suffix: str = "", *, digits: i
     """Tables II / III / V / VI layout (``ib_table_ii`` ...): a row per answer set; P1-P5, Easy, Neutral, Hard, All."""
     columns = _BY_KEY[key].columns
     header = ["VLMs", *(col.label for col in columns)]
-    rows = [
-        [col, *(_num(vals.get(_metric(c, suffix)), digits=digits) for c in columns)] for col, vals in values.items()
-    ]
+    rows = [[col, *(cell(vals.get(_metric(c, suffix)), digits) for c in columns)] for col, vals in values.items()]
     return markdown(header, rows)
 
 
 def description_summary(values: Values, suffix: str = "") -> str:
     """Table IV layout (``ib_table_iv``): mean +- standard deviation over items."""
     mean, std = (_metric(c, suffix) for c in _BY_KEY["ib_table_iv"].columns)
-    rows = [[col, f"{_num(vals.get(mean))} \u00b1 {_num(vals.get(std))}"] for col, vals in values.items()]
+    rows = [[col, f"{cell(vals.get(mean))} \u00b1 {cell(vals.get(std))}"] for col, vals in values.items()]
     return markdown(["VLMs", "Semantic Content Description"], rows)
 
 
-def paper_tables(
-    kind: str,
-    values: Values,
-    *,
-    counts: Mapping[str, int] | None = None,
-    prompt_type: str | Mapping[str, str] = "",
-    protocols: Sequence[str] = ("rule",),
-) -> str:
-    """Every table of ``kind`` (``illusionbench_tf`` / ``_mc`` / ``_description``) for ``values``, per protocol."""
-    out = []
-    for proto in protocols:
+def paper_tables(kind: str, data: TableData) -> str:
+    """Every table of ``kind`` (``illusionbench_tf`` / ``_mc`` / ``_description``) for ``data``, per protocol."""
+    values, out = data.values, []
+    for proto in data.protocols:
         sfx = "_llm" if proto == "llm" else ""
         label = "LLM-assisted" if proto == "llm" else "rule-based"
         if kind == "illusionbench_tf":

@@ -48,10 +48,10 @@ def _layouts() -> tuple:
     return LAYOUTS
 
 
-def _tables(kind: str, values, **kwargs) -> str:
+def _tables(kind: str, data) -> str:
     from ambi_plugin.benchmarks.illusionvqa.tables import paper_tables
 
-    return paper_tables(kind, values, **kwargs)
+    return paper_tables(kind, data)
 
 
 def released_records(path: Path, kind: str, rows: list[dict]) -> list[dict]:

@@ -25,7 +25,7 @@ from ambi_plugin.benchmarks.illusionvqa.description import (
     TASKS,
 )
 from ambi_plugin.core.fewshot import fewshot_example
-from ambi_plugin.core.schema import read_jsonl
+from ambi_plugin.core.jsonl import read_jsonl
 from ambi_plugin.core.schema import write_dataset as _write_dataset
 
 
@@ -236,7 +236,7 @@ def write_dataset(out: Path, records: Mapping[str, list[dict]]) -> dict[str, int
 def records_from_release(path: Path, *, task: str | None = None) -> list[dict]:
     """Canonical records from a released-question JSONL (``../shared/data/illusionvqa/*.jsonl`` layout), without
     images (paths point at ``images/<task>/<name>``). Scoring saved answers needs no image."""
-    rows = read_jsonl(path)
+    rows = read_jsonl(path, objects=True)
     if task is None:
         task = (
             "soft_localization" if rows and rows[0].get("category") == SOFT_LOCALIZATION_CATEGORY else "comprehension"
@@ -255,8 +255,8 @@ def import_jsonl(
 ) -> dict[str, int]:
     """Released-question JSONL + its image folder (and optionally the 4 few-shot examples) -> a local copy."""
     jsonl, images, out = Path(jsonl), Path(images), Path(out)
-    test_rows = read_jsonl(jsonl)
-    shot_rows = read_jsonl(fewshot_jsonl) if fewshot_jsonl else None
+    test_rows = read_jsonl(jsonl, objects=True)
+    shot_rows = read_jsonl(fewshot_jsonl, objects=True) if fewshot_jsonl else None
     records = build_records(task, test_rows, shot_rows, source=jsonl.name)
     for rows, folder, sub in (
         (test_rows, images, _image_dir(task)),

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from ambi_plugin.benchmarks.illusionvqa.description import CATEGORIES, QUESTION_TYPE_TITLES, TITLES
-from ambi_plugin.benchmarks.layout import Column, Layout, Variant, markdown
+from ambi_plugin.benchmarks.layout import Column, Layout, TableData, Values, Variant, cell, markdown
 from ambi_plugin.core.scoring import slug
 
-Values = Mapping[str, Mapping[str, float]]
 KINDS = ("illusionvqa_comprehension", "illusionvqa_soft_localization")
 
 _CLASSES = tuple(Column(TITLES[c], ((None, f"acc_{slug(c)}"),)) for c in CATEGORIES)
@@ -31,7 +29,7 @@ _BY_KEY = {lay.key: lay for lay in LAYOUTS}
 
 
 def _pct(v: float | None) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.2f}"
+    return cell(v, 2, scale=100)
 
 
 def _metric(column: Column) -> str:
@@ -89,15 +87,9 @@ def soft_localization_table(values: Values, prompt_type: str | Mapping[str, str]
     return markdown(header, rows)
 
 
-def paper_tables(
-    kind: str,
-    values: Values,
-    *,
-    counts: Mapping[str, int] | None = None,
-    prompt_type: str | Mapping[str, str] = "",
-    protocols: Sequence[str] = ("rule",),
-) -> str:
-    """Every table of ``kind`` (``illusionvqa_comprehension`` / ``_soft_localization``) for ``values``."""
+def paper_tables(kind: str, data: TableData) -> str:
+    """Every table of ``kind`` (``illusionvqa_comprehension`` / ``_soft_localization``) for ``data``."""
+    values, counts = data.values, data.counts
     if kind == "illusionvqa_comprehension":
         parts = ["IllusionVQA-Comprehension accuracy (%) per class (Table 1 / Table 8 layout)"]
         parts.append(comprehension_table(values, counts))
@@ -105,7 +97,7 @@ def paper_tables(
         parts.append(question_type_table(values, counts))
         return "\n".join(parts)
     return "IllusionVQA-Soft-Localization accuracy (%) (Table 3 layout)\n" + soft_localization_table(
-        values, prompt_type
+        values, data.prompt_type
     )
 
 

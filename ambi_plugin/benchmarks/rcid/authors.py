@@ -29,7 +29,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.benchmarks.rows import BadRow, check_row, short_id
+from ambi_plugin.benchmarks.rows import BadRow, check_row, iter_array, short_id
+from ambi_plugin.core.jsonl import numbered
+from ambi_plugin.inputfiles import named_input
 
 from . import prompts as P
 from .records import RcidItem, write_copy
@@ -98,33 +100,28 @@ def read_human(path: str | Path | None) -> dict[str, Any]:
     path = Path(path).expanduser()
     if not path.is_file():
         raise FileNotFoundError(f"{HUMAN_VAR}={str(path)!r}: no such file (a JSON object or JSONL of human answers)")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = None
+    with named_input(path, "human-answer file"):
+        text = path.read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
     if isinstance(data, dict):
         return {Path(str(k)).name: v for k, v in data.items()}
     out = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            out[Path(str(row["image"])).name] = row["human"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+    for line in numbered(text.split("\n"), str(path), what="human-answer file"):
+        row = line.value
+        if not (isinstance(row, dict) and "image" in row and "human" in row):
             raise ValueError(
-                f"{path}:{lineno}: expected a JSON line {{'image': NAME, 'human': ANSWER}} (or one JSON object)"
-            ) from None
+                f"{line.where}: expected a JSON line {{'image': NAME, 'human': ANSWER}} (or one JSON object)"
+            )
+        out[Path(str(row["image"])).name] = row["human"]
     return out
 
 
 def _entries(path: Path) -> list:
     """(index, entry or None, why it cannot be read) for each entry: one nested too deeply is a bad row, the others
     are read (:mod:`ambi_plugin.benchmarks.rows`)."""
-    from ambi_plugin.benchmarks.rows import iter_array
-    from ambi_plugin.inputfiles import named_input
-
     try:
         with named_input(path, "entries file"):
             return list(iter_array(path.read_text(encoding="utf-8"), check_text=False))

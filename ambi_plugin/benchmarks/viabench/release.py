@@ -25,6 +25,7 @@ from typing import Any
 
 from ambi_plugin.benchmarks.rows import BadRow, check_row, iter_array, short_id
 from ambi_plugin.benchmarks.viabench import spec as S
+from ambi_plugin.core.jsonl import json_error, numbered, strict
 from ambi_plugin.inputfiles import named_input
 
 _OPTION_LINE = re.compile(r"^\s*([A-Z])\s*[.)\uff0e:]\s*(.*?)\s*$")
@@ -153,14 +154,14 @@ def read_answer_key(path: Path) -> dict[str, dict]:
     """{id (image stem): {"answer", "category"}} from a JSONL or JSON-list answer key."""
     with named_input(path, "answer key"):  # a file of the user's: unreadable, it stops the import, named
         text = Path(path).read_text(encoding="utf-8")
-        try:
-            rows = (
-                json.loads(text)
-                if text.lstrip().startswith("[")
-                else [json.loads(x) for x in text.splitlines() if x.strip()]
-            )
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc.msg})") from None
+        if text.lstrip().startswith("["):
+            try:
+                rows = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{exc.lineno}: not valid JSON: {json_error(exc)}") from None
+        else:
+            lines = numbered(text.split("\n"), str(path), what="answer key", objects=True)
+            rows = [row for _, row in strict(lines, ValueError)]
     key = {}
     for k, row in enumerate(rows, start=1):
         rid = row.get("id") if row.get("id") is not None else Path(str(row.get("image_name") or "")).stem

@@ -22,13 +22,12 @@ import io
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ambi_plugin.benchmarks.built import BUILD_INFO, read_build_info
 from ambi_plugin.benchmarks.registry import BenchmarkEntry, get
+from ambi_plugin.core.jsonl import read_lines
 from ambi_plugin.data.hub.checks import check_record
 from ambi_plugin.data.hub.features import SCHEMA_VERSION, features, row_of
 
@@ -59,18 +58,6 @@ class BuildResult:
     def empty(self) -> list[str]:
         """Records files with no rows: they get no config (``load_dataset`` refuses a config without data)."""
         return sorted(name for name, r in self.records.items() if not r["rows"])
-
-
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """(line number, parsed object or None, problem) per non-empty line."""
-    with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield lineno, json.loads(raw), None
-            except json.JSONDecodeError as exc:
-                yield lineno, None, f"{path.name}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})"
 
 
 class ShardWriter:
@@ -177,7 +164,8 @@ def _categories(entry: BenchmarkEntry, files: list[Path]) -> list[str]:
         return list(entry.categories())
     found: set[str] = set()
     for path in files:
-        for _, rec, _ in iter_jsonl(path):
+        for line in read_lines(path, name=path.name, what="records file"):
+            rec = line.value
             if isinstance(rec, dict) and isinstance(rec.get("category"), str):
                 found.add(rec["category"])
     return sorted(found)
@@ -257,11 +245,11 @@ def build(benchmark: str, source: str | None, out: str | Path, *, progress: bool
             config, default_split = entry.placement(path.stem)
             writers: dict[str, ShardWriter] = {}
             seen: set[str] = set()
-            for lineno, rec, bad in iter_jsonl(path):
+            for line in read_lines(path, name=path.name, what="records file"):
                 bar.update()
-                where = f"{path.name}:{lineno}"
-                if bad:
-                    problems.append(bad)
+                where, rec = line.where, line.value
+                if line.bad:
+                    problems.append(f"{where}: {line.error}")
                     continue
                 checked = check_record(rec, where=where, read=read, categories=known, seen=seen)
                 problems.extend(checked.problems)

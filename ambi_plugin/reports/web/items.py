@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ambi_plugin.reports.runs import Run, logged_item
+from ambi_plugin.reports.runs import Run, iter_logged
 
 THUMB_PX = 200  # longest side of a thumbnail
 MAX_TEXT = 20000  # characters of one response or prompt kept (the rest is cut, and the cut is said)
@@ -246,16 +246,6 @@ def _media_of(rec: dict, root: Path) -> list[Path]:
     return [p if p.is_absolute() else root / p for p in map(Path, paths)]
 
 
-def _sample_rows(path: Path):
-    with path.open(encoding="utf-8") as fh:
-        for raw in fh:
-            if raw.strip():
-                row = json.loads(raw)
-                item = logged_item(row)
-                if item is not None:
-                    yield row, item
-
-
 def run_labels(runs: Sequence[Run]) -> list[str]:
     """One label per run: its model name, numbered when a model has several runs."""
     counts: dict[str, int] = {}
@@ -298,7 +288,7 @@ def collect_items(
             recs, root, note = records[(task, str(src))]
             entry = by_task.setdefault(task, TaskItems(task))
             entry.note = entry.note or note
-            for row, item in _sample_rows(run.samples[task]):
+            for row, item in iter_logged(run.samples[task]):
                 rid = str(item.get("id", row.get("doc_id")))
                 rec = recs.get(rid)
                 it = index.get((task, rid))
