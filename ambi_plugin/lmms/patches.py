@@ -35,14 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ambi_plugin.lmms.ownership import config_is_ours, note_if_ours, run_has_our_tasks  # light, never lmms_eval
-from ambi_plugin.lmms.run_guards import (
-    has_our_names,
-    in_chunks,
-    resume_chunk,
-    started_by_ambi_eval,
-    task_dict_has_ours,
-)
+from ambi_plugin.lmms import run_guards  # light: reads lmms_eval only inside its functions
+from ambi_plugin.lmms.ownership import config_is_ours, note_if_ours, run_has_our_tasks  # light: never reads lmms_eval
 from ambi_plugin.runtime import task_kwargs  # light (contextvars only); read on every item scored
 
 log = logging.getLogger("ambi_plugin")
@@ -196,7 +190,7 @@ def _match_tasks(call: Call) -> Any:
 
 
 def _group_is_ours(call: Call) -> bool:
-    from ambi_plugin.lmms.category_hooks import is_our_group  # this import, and the others kept lazy: lmms_eval
+    from ambi_plugin.lmms.category_hooks import is_our_group  # lazy, as the imports below: they read lmms_eval
 
     return is_our_group(call.first, call.get("name"))
 
@@ -213,24 +207,24 @@ def _get_config(call: Call) -> Any:
 
 def _chunks_requests(call: Call) -> bool:
     requests = call.get("requests")
-    return 0 < resume_chunk() < len(requests) if isinstance(requests, list) else False
+    return 0 < run_guards.resume_chunk() < len(requests) if isinstance(requests, list) else False
 
 
 def _execute(call: Call) -> list:
     """The requests go to the model ``$AMBI_RESUME_CHUNK`` at a time, each chunk stored before the next starts."""
-    return in_chunks(lambda part: call.replacing(requests=part), call.get("requests"), resume_chunk())
+    return run_guards.in_chunks(
+        lambda part: call.replacing(requests=part), call.get("requests"), run_guards.resume_chunk()
+    )
 
 
 def _run_is_ours(call: Call) -> bool:
-    return started_by_ambi_eval() or task_dict_has_ours(call.get("task_dict"))
+    return run_guards.started_by_ambi_eval() or run_guards.task_dict_has_ours(call.get("task_dict"))
 
 
 def _create(call: Call) -> Any:
     """The model fingerprint stored in the cache with every secret value of ``--model_args`` written ``***``."""
-    from ambi_plugin.lmms.run_guards import masked_model_args
-
     try:
-        masked = masked_model_args(call.get("model_args"))
+        masked = run_guards.masked_model_args(call.get("model_args"))
     except Exception:  # noqa: BLE001 - lmms-eval's own fingerprint then
         masked = None
     return call.through() if masked is None else call.replacing(model_args=masked)
@@ -240,17 +234,15 @@ def _create(call: Call) -> Any:
 
 
 def _evaluation_is_ours(call: Call) -> bool:
-    return started_by_ambi_eval() or has_our_names(call.get("tasks"))
+    return run_guards.started_by_ambi_eval() or run_guards.has_our_names(call.get("tasks"))
 
 
 def _simple_evaluate(call: Call) -> Any:
     """No CUDA and a backend that will put the model on it: one line naming the CPU arguments, exit 2, before the
     model is created."""
-    from ambi_plugin.lmms.run_guards import cuda_problem
-
     try:
         args = (call.get("model"), call.get("model_args"), call.get("device"), bool(call.get("force_simple")))
-        problem = cuda_problem(*args)
+        problem = run_guards.cuda_problem(*args)
     except Exception:  # noqa: BLE001 - a guard never breaks a run; lmms-eval's own errors follow
         problem = None
     if problem:
@@ -387,7 +379,7 @@ PATCHES: tuple[Patch, ...] = (
         _results_are_ours,
     ),
     # not lmms-eval's: in an lmms-eval that ambi eval started, Ctrl-C ends without the child's traceback
-    Patch("sys", "excepthook", lambda call: None, _is_interrupt, when=started_by_ambi_eval),
+    Patch("sys", "excepthook", lambda call: None, _is_interrupt, when=run_guards.started_by_ambi_eval),
 )
 TARGETS: tuple[str, ...] = tuple(p.target for p in PATCHES)
 

@@ -222,7 +222,9 @@ def test_initialize_tasks_passes_new_keywords_and_positionals(monkeypatch):
     def fake(self, include_path=None, include_defaults=True, new_keyword=None):
         seen.update(include_path=include_path, include_defaults=include_defaults, new_keyword=new_keyword)
 
-    _install_over(monkeypatch, TaskManager, "initialize_tasks", fake, _patch("lmms_eval.tasks.TaskManager.initialize_tasks"))
+    _install_over(
+        monkeypatch, TaskManager, "initialize_tasks", fake, _patch("lmms_eval.tasks.TaskManager.initialize_tasks")
+    )
     TaskManager.initialize_tasks(object(), "/tmp/theirs", False, new_keyword=7)
     assert seen["new_keyword"] == 7 and seen["include_defaults"] is False
     assert seen["include_path"][0] == "/tmp/theirs" and seen["include_path"][1] == include_path.tasks_path()
