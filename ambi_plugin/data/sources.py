@@ -24,7 +24,7 @@ may lack a type) does not stop the run. lmms-eval 0.7.3 cannot run a task on an 
 load an empty JSON or parquet file, the task constructor reads the first document, and ``build_all_requests``
 raises "did not find any docs"), and that error aborts every other task of the run. So, for a folder converted from a
 release (it has a load report), ``resolve_jsonl(..., allow_empty=True)`` hands lmms-eval a one-row stand-in that no
-model ever sees: the task is built, makes no request (``discovery``'s hooks), and its metrics are written as NaN
+model ever sees: the task is built, makes no request (the patches of ``lmms/patches.py``), and its metrics are written as NaN
 (:func:`mark_tasks_without_records`); the reason is printed, and recorded in the results JSON's
 ``ambi_plugin.data.<task>.no_records``. A folder without a load report (a canonical copy you made) must hold every
 records file its tasks read.

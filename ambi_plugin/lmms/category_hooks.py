@@ -1,8 +1,8 @@
 """What lets a new category be a YAML file alone: derived metrics and joining a group of ours by a key.
 
-Both are small wrappers installed with the other hooks (:func:`ambi_plugin.lmms.discovery.install_hooks`); each
-touches only tasks that are ours (``dataset_path: ambi://...``) or groups that are ours (their YAML lies in our
-``task_yamls/``), and never raises into lmms-eval.
+Both are the logic of two patches of :mod:`ambi_plugin.lmms.patches` (``ConfigurableTask.download`` and
+``TaskManager._get_config``); each touches only tasks that are ours (``dataset_path: ambi://...``) or groups that are
+ours (their YAML lies in our ``task_yamls/``), and never raises into lmms-eval.
 
 * **Derived metrics.** After a task of ours has loaded its rows, every metric its ``process_results`` reports for
   them (the task type's metrics, ``acc_<view>`` for each positional view in the data, breakdowns) that the YAML's
@@ -16,13 +16,11 @@ touches only tasks that are ours (``dataset_path: ambi://...``) or groups that a
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 
 log = logging.getLogger("ambi_plugin")
 
-_MARK = "__ambi_plugin_wrapped__"
 JOIN_KEY = "join_groups"
 
 
@@ -94,28 +92,14 @@ def add_derived_metrics(task) -> list[str]:
     return added
 
 
-def patch_derived_metrics() -> None:
-    from lmms_eval.api.task import ConfigurableTask
-
-    original = ConfigurableTask.download
-    if getattr(original, _MARK + "metrics", False):
+def derive_metrics(task) -> None:
+    """After ``download``: the derived metrics of a task reading ``ambi://`` (never raises: a warning says why not)."""
+    if not str(getattr(task.config, "dataset_path", "") or "").startswith("ambi://"):
         return
-
-    @functools.wraps(original)
-    def download(self, *args, **kwargs):
-        out = original(self, *args, **kwargs)
-        if str(getattr(self.config, "dataset_path", "") or "").startswith("ambi://"):
-            try:
-                add_derived_metrics(self)
-            except Exception as exc:  # noqa: BLE001 - never break a run over an optional convenience
-                log.warning(
-                    "ambi-plugin: could not derive metrics of %s (%s: %s)", self.config.task, type(exc).__name__, exc
-                )
-        return out
-
-    setattr(download, _MARK, True)
-    setattr(download, _MARK + "metrics", True)
-    ConfigurableTask.download = download
+    try:
+        add_derived_metrics(task)
+    except Exception as exc:  # noqa: BLE001 - never break a run over an optional convenience
+        log.warning("ambi-plugin: could not derive metrics of %s (%s: %s)", task.config.task, type(exc).__name__, exc)
 
 
 # ----------------------------------------------------------------------------- joining a group
@@ -173,40 +157,32 @@ def _groups_inside(group: str) -> set[str]:
     return found
 
 
-def patch_group_membership() -> None:
-    from lmms_eval.tasks import TaskManager
+def is_our_group(manager, name) -> bool:
+    """``name`` is a group in the manager's index whose YAML lies in our ``task_yamls/``."""
+    entry = manager.task_index.get(name) or {}
+    return entry.get("type") == "group" and _is_ours(entry.get("yaml_path"))
 
-    original = TaskManager._get_config
-    if getattr(original, _MARK, False):
-        return
 
-    @functools.wraps(original)
-    def _get_config(self, *args, **kwargs):
-        config = original(self, *args, **kwargs)
-        try:
-            name = args[0] if args else kwargs.get("name")
-            entry = self.task_index.get(name) or {}
-            if (
-                entry.get("type") == "group"
-                and _is_ours(entry.get("yaml_path"))
-                and isinstance(config.get("task"), list)
-            ):
-                extra = [t for t in joining_tasks(self, name) if t not in config["task"]]
-                if extra:
-                    config = {**config, "task": [*config["task"], *extra]}
-        except Exception as exc:  # noqa: BLE001 - never break task loading
-            log.warning("ambi-plugin: group %s: could not add joining tasks (%s: %s)", name, type(exc).__name__, exc)
-        return config
-
-    setattr(_get_config, _MARK, True)
-    TaskManager._get_config = _get_config
+def with_joining_tasks(manager, name: str, config):
+    """A group of ours as lmms-eval's ``TaskManager._get_config`` read it, with the tasks that join it by
+    ``metadata.join_groups`` added to its ``task`` list (a new dict; ``config`` itself is left as it is). Never
+    raises: on a problem the group keeps its own members and a warning says why."""
+    try:
+        if isinstance(config.get("task"), list):
+            extra = [t for t in joining_tasks(manager, name) if t not in config["task"]]
+            if extra:
+                return {**config, "task": [*config["task"], *extra]}
+    except Exception as exc:  # noqa: BLE001 - never break task loading
+        log.warning("ambi-plugin: group %s: could not add joining tasks (%s: %s)", name, type(exc).__name__, exc)
+    return config
 
 
 __all__ = [
     "JOIN_KEY",
     "add_derived_metrics",
+    "derive_metrics",
     "derived_metrics",
     "joining_tasks",
-    "patch_derived_metrics",
-    "patch_group_membership",
+    "is_our_group",
+    "with_joining_tasks",
 ]

@@ -203,7 +203,7 @@ def replay_args(predictions: Path | str, tasks: str, *extra: str) -> list[str]:
 
 def lmms_eval_cli(rest: list[str]) -> int:
     """``ambi lmms-eval ...``: lmms-eval's own CLI in this process, with our hooks installed."""
-    from ambi_plugin.lmms.discovery import install_hooks
+    from ambi_plugin.lmms.patches import install_hooks
 
     install_hooks()
     from lmms_eval.cli.dispatch import main as lmms_main

@@ -231,7 +231,7 @@ def _run_eval(argv: list[str], echo, notes: dict[str, str]) -> int:
         # lmms-eval reads back only runs that ended (a killed run's answers sit in runs/<run id>/, never merged):
         # the same command gets the same run id, so a rerun reopens the killed run's store and finds its answers
         env.setdefault("LMMS_CACHE_RUN_ID", resume_id(argv, output))
-        # and the answers are stored as they come, a chunk at a time (lmms/discovery.py: _patch_response_cache)
+        # and the answers are stored as they come, a chunk at a time (lmms/patches.py: ResponseCache.execute)
         env.setdefault("AMBI_RESUME_CHUNK", str(RESUME_CHUNK))
         notes["resume"] = f"rerunning the same command resumes: the answers already produced are kept in {cache}"
     run_id = new_run_id()  # each run writes into its own folder: runs started at once never overwrite each other

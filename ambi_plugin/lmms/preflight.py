@@ -3,7 +3,7 @@
 lmms-eval 0.7.3 creates the model before it builds the tasks, so a missing release or package used to surface only
 after the model had loaded and generated (a whole multi-benchmark run lost). The preflight runs first, in
 ``ambi eval`` (before lmms-eval starts) and inside any lmms-eval run (``TaskManager.match_tasks``, which
-``cli_evaluate`` calls before ``simple_evaluate``; see :mod:`ambi_plugin.lmms.discovery`). For each task of ours:
+``cli_evaluate`` calls before ``simple_evaluate``; see :mod:`ambi_plugin.lmms.patches`). For each task of ours:
 
 * its records resolve: a local copy, a built copy, the HF cache, or the Hub (online runs download here, before the
   model loads, and say so); the harness copy is written and every image it names exists (no image is decoded);

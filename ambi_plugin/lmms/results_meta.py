@@ -1,7 +1,7 @@
 """An ``"ambi_plugin"`` section in lmms-eval's results JSON: our version, the judge, the synthetic suite.
 
-lmms-eval writes the results JSON itself (``EvaluationTracker.save_results_aggregated``); we wrap that
-method (idempotently, from :func:`ambi_plugin.lmms.discovery.install_hooks`) to add, before it writes::
+lmms-eval writes the results JSON itself (``EvaluationTracker.save_results_aggregated``); our wrapper of that
+method (:mod:`ambi_plugin.lmms.patches`) calls :func:`add_section` before it writes, for a run with a task of ours::
 
     "ambi_plugin": {
       "version": "0.1.0",
@@ -22,14 +22,12 @@ task of ours (:func:`ambi_plugin.lmms.ownership.run_has_our_tasks`) gets no sect
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
 from typing import Any
 
 log = logging.getLogger("ambi_plugin")
-_MARK = "__ambi_plugin_wrapped__"
 SECTION = "ambi_plugin"
 
 
@@ -170,29 +168,40 @@ def ambi_section(results: dict) -> dict[str, Any]:
     return section
 
 
-def patch_results_writer() -> None:
-    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+def add_section(results: dict) -> None:
+    """Before lmms-eval writes the results JSON of a run with a task of ours: NaN for tasks whose release has no rows,
+    the ``ambi_plugin`` section, NaN where every judgement failed (not 0)."""
+    from ambi_plugin.data.no_records import mark_tasks_without_records
 
-    original = EvaluationTracker.save_results_aggregated
-    if getattr(original, _MARK, False):
+    mark_tasks_without_records(results)
+    results[SECTION] = ambi_section(results)
+    mark_judge_failures(results, results[SECTION])
+
+
+def name_items(scored: Any, task: Any) -> None:
+    """Each item score says its task (``item["task"]``): the ``unparsed`` aggregation keeps examples per task."""
+    if not isinstance(scored, dict) or not task:
         return
+    for item in scored.values():
+        if isinstance(item, dict) and "task" not in item:
+            item["task"] = str(task)
 
-    @functools.wraps(original)
-    def save_results_aggregated(self, *args, **kwargs):
-        results = args[0] if args else kwargs.get("results")
-        if isinstance(results, dict):
-            try:
-                from ambi_plugin.lmms.ownership import run_has_our_tasks
 
-                if run_has_our_tasks(results):
-                    from ambi_plugin.data.no_records import mark_tasks_without_records
+def _note_item_error(task: Any, out: Any) -> None:
+    """An item scored with ``item_error`` (its visuals could not be read) is counted under its task's name."""
+    from ambi_plugin.runtime import item_errors
 
-                    mark_tasks_without_records(results)  # tasks whose release has no rows: NaN metrics
-                    results[SECTION] = ambi_section(results)
-                    mark_judge_failures(results, results[SECTION])  # every judgement failed: NaN, not 0
-            except Exception as exc:  # noqa: BLE001 - never break lmms-eval's save
-                log.warning("ambi-plugin: could not add the ambi_plugin section (%s: %s)", type(exc).__name__, exc)
-        return original(self, *args, **kwargs)
+    if not item_errors._by_record or not isinstance(out, dict):
+        return
+    for item in out.values():
+        if isinstance(item, dict) and item.get("item_error"):
+            name = str(getattr(getattr(task, "config", None), "task", "") or "?")
+            item_errors.note_task(name, item.get("id"), item["item_error"])
+            return
 
-    setattr(save_results_aggregated, _MARK, True)
-    EvaluationTracker.save_results_aggregated = save_results_aggregated
+
+def note_item_scores(task: Any, scored: Any) -> None:
+    """After a task of ours scored an item (``process_results``): what the section reports of it, per task (the item
+    marked with its task's name for ``unparsed``; an item error counted)."""
+    name_items(scored, getattr(getattr(task, "config", None), "task", None))
+    _note_item_error(task, scored)

@@ -1,4 +1,4 @@
-"""Guards our hooks add to an lmms-eval run (installed by :mod:`ambi_plugin.lmms.discovery`, idempotently).
+"""Guards our hooks add to an lmms-eval run: their logic (the wrappers are :mod:`ambi_plugin.lmms.patches`).
 
 * ``lmms_eval.evaluator.simple_evaluate``: before the model is created, a backend that will need CUDA on a machine
   without it stops the run with one line naming the CPU arguments to add, exit code 2 (:func:`cuda_problem`);
@@ -7,24 +7,28 @@
   response cache (``cache.db``, ``runs/<id>/rank_<r>.db``; ``ambi eval`` turns that cache on). Secret values (an
   ``api_key=...``, a token, a URL's password, a secret of the environment) are written as ``***`` instead
   (:func:`masked_model_args`); a fingerprint without a secret is the one lmms-eval would make.
+* ``ResponseCache.execute``: lmms-eval 0.7.3's response cache hands the model every uncached request at once and
+  stores the answers only after the model returned them all, so a run killed mid-generation keeps nothing. With
+  ``$AMBI_RESUME_CHUNK=N`` (set by ``ambi eval``, which turns the cache on) the requests go to the model N at a time,
+  each chunk stored before the next starts (:func:`in_chunks`): a kill loses at most one chunk. Unset (plain
+  lmms-eval), lmms-eval's method runs as is.
 * Ctrl-C in an lmms-eval that ``ambi eval`` started: the interrupted child ends without its traceback (``ambi eval``
-  says in one line what happened, :func:`quiet_interrupt`).
+  says in one line what happened).
 
-Each guard acts on a run with a task of ours or a run ``ambi eval`` started (``$AMBI_EVAL_RUN``); for every other
-run lmms-eval's method is called exactly as it was called. Every wrapper takes ``*args, **kwargs``.
+Each guard acts on a run with a task of ours or a run ``ambi eval`` started (``$AMBI_EVAL_RUN``; what
+:func:`has_our_names` and :func:`task_dict_has_ours` answer); for every other run lmms-eval's method is called exactly
+as it was called.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 import os
 import re
-import sys
 from typing import Any
 
 EVAL_ENV = "AMBI_EVAL_RUN"  # set by ambi eval in lmms-eval's environment
-_MARK = "__ambi_plugin_wrapped__"
+RESUME_CHUNK_ENV = "AMBI_RESUME_CHUNK"  # set by ambi eval: answers stored this many requests at a time
 _SECRET_WORD = r"(?:api_?key|token|secret|secret_?key|passw(?:or)?d|credentials?|access_?key|private_?key|auth)"
 _SECRET_KEY = re.compile(
     rf"^(?:.*[_.-])?{_SECRET_WORD}$", re.I
@@ -110,7 +114,8 @@ def cuda_problem(model: Any, model_args: Any = None, device: Any = None, force_s
     )
 
 
-def _has_our_names(tasks: Any) -> bool:
+def has_our_names(tasks: Any) -> bool:
+    """``simple_evaluate``'s ``tasks`` name a task or group of ours (or hold a task config of ours)."""
     from ambi_plugin.lmms.ownership import config_is_ours
     from ambi_plugin.lmms.preflight import our_tasks
 
@@ -120,34 +125,23 @@ def _has_our_names(tasks: Any) -> bool:
     return any(isinstance(t, dict) and config_is_ours(t) for t in items)
 
 
-def patch_device_check() -> None:
-    """Wrap ``simple_evaluate``. lmms-eval loads our entry point while its ``evaluator`` module is still being
-    imported: then this does nothing and the ``TaskManager`` hook calls it again (before ``simple_evaluate`` runs)."""
-    from lmms_eval import evaluator
+# ---------------------------------------------------------------------------------- answers stored as they come
 
-    original = getattr(evaluator, "simple_evaluate", None)
-    if original is None or getattr(original, _MARK, False):
-        return
-    signature = inspect.signature(original)
 
-    @functools.wraps(original)
-    def simple_evaluate(*args, **kwargs):
-        try:
-            given = signature.bind(*args, **kwargs).arguments
-            problem = None
-            if started_by_ambi_eval() or _has_our_names(given.get("tasks")):
-                problem = cuda_problem(
-                    given.get("model"), given.get("model_args"), given.get("device"), bool(given.get("force_simple"))
-                )
-        except Exception:  # noqa: BLE001 - a guard never breaks a run; lmms-eval's own errors follow
-            problem = None
-        if problem:
-            print(f"ambi-plugin: {problem}", file=sys.stderr, flush=True)
-            raise SystemExit(2)
-        return original(*args, **kwargs)
+def resume_chunk() -> int:
+    """``$AMBI_RESUME_CHUNK``: requests per model call while lmms-eval's response cache is on (0: all at once)."""
+    try:
+        return max(int(os.environ.get(RESUME_CHUNK_ENV) or 0), 0)
+    except ValueError:
+        return 0
 
-    setattr(simple_evaluate, _MARK, True)
-    evaluator.simple_evaluate = simple_evaluate
+
+def in_chunks(execute: Any, requests: list, size: int) -> list:
+    """``execute(part)`` for each ``size`` requests in turn (each chunk stored before the next starts), answers joined."""
+    out: list = []
+    for start in range(0, len(requests), size):
+        out.extend(execute(requests[start : start + size]))
+    return out
 
 
 # ------------------------------------------------------------------------------------ secrets in the response cache
@@ -186,66 +180,29 @@ def masked_model_args(model_args: Any) -> Any:
     return out if any(out[k] is not parsed[k] and out[k] != parsed[k] for k in parsed) else None
 
 
-def patch_response_cache_fingerprint() -> None:
-    from lmms_eval.caching.response_cache import ResponseCache
-
-    descriptor = ResponseCache.__dict__.get("create")
-    if not isinstance(descriptor, classmethod):
-        raise TypeError("ResponseCache.create is no longer a classmethod")
-    original = descriptor.__func__
-    if getattr(original, _MARK, False):
-        return
-    signature = inspect.signature(original)
-
-    @functools.wraps(original)
-    def create(cls, *args, **kwargs):
-        try:
-            bound = signature.bind(cls, *args, **kwargs)
-            masked = None
-            if started_by_ambi_eval() or _task_dict_has_ours(bound.arguments.get("task_dict")):
-                masked = masked_model_args(bound.arguments.get("model_args"))
-        except Exception:  # noqa: BLE001 - lmms-eval's own error for a wrong call
-            masked = None
-        if masked is None:
-            return original(cls, *args, **kwargs)
-        bound.arguments["model_args"] = masked
-        return original(*bound.args, **bound.kwargs)
-
-    setattr(create, _MARK, True)
-    ResponseCache.create = classmethod(create)
-
-
-def _task_dict_has_ours(task_dict: Any, depth: int = 0) -> bool:
+def task_dict_has_ours(task_dict: Any, depth: int = 0) -> bool:
+    """lmms-eval's task dict (groups nested) holds a task object of ours."""
     from ambi_plugin.lmms.ownership import task_is_ours
 
     if not isinstance(task_dict, dict) or depth > 8:
         return False
     for value in task_dict.values():
         if isinstance(value, dict):
-            if _task_dict_has_ours(value, depth + 1):
+            if task_dict_has_ours(value, depth + 1):
                 return True
         elif task_is_ours(value):
             return True
     return False
 
 
-# ----------------------------------------------------------------------------------------------------- Ctrl-C
-
-
-def quiet_interrupt() -> None:
-    """In an lmms-eval that ``ambi eval`` started, Ctrl-C ends the child without a traceback (``ambi eval`` prints
-    the one line); any other exception, and any other run, keep Python's own report."""
-    if not started_by_ambi_eval() or getattr(sys.excepthook, _MARK, False):
-        return
-    previous = sys.excepthook
-
-    def excepthook(kind, value, tb):
-        if kind is not None and issubclass(kind, KeyboardInterrupt):
-            return
-        previous(kind, value, tb)
-
-    setattr(excepthook, _MARK, True)
-    sys.excepthook = excepthook
-
-
-__all__ = ["EVAL_ENV", "cuda_problem", "masked_model_args", "patch_device_check", "patch_response_cache_fingerprint"]
+__all__ = [
+    "EVAL_ENV",
+    "RESUME_CHUNK_ENV",
+    "cuda_problem",
+    "has_our_names",
+    "in_chunks",
+    "masked_model_args",
+    "resume_chunk",
+    "started_by_ambi_eval",
+    "task_dict_has_ours",
+]

@@ -1,5 +1,6 @@
 """Task names that look like ours: the check ``ambi eval`` makes before it starts lmms-eval, and the one our
-``TaskManager.match_tasks`` hook makes inside plain lmms-eval (:mod:`ambi_plugin.lmms.discovery`).
+``TaskManager.match_tasks`` patch makes inside plain lmms-eval (:func:`stop_on_unknown_names_like_ours`, from
+:mod:`ambi_plugin.lmms.patches`).
 
 A name that looks like ours (every task and group of ours starts with ``ambi``: ``ambi_synth_*``,
 ``ambibench_*`` ...) and is not known gets "did you mean" and exit code 2 instead of lmms-eval's traceback and
@@ -97,4 +98,30 @@ def first_unknown(requested: Iterable[str], known: Iterable[str]) -> str | None:
     return None
 
 
-__all__ = ["declared_names", "first_unknown", "include_paths", "known_names", "looks_like_ours"]
+def stop_on_unknown_names_like_ours(manager, requested, matched) -> None:
+    """Inside lmms-eval, after ``TaskManager.match_tasks``: a requested name that looks like ours (``ambi...``) and
+    matched nothing stops the run with "did you mean" and exit code 2 (lmms-eval alone prints a traceback and exits
+    0); any other name is left to lmms-eval."""
+    import sys
+
+    if not isinstance(requested, (list, tuple)):
+        return
+    try:
+        found = set(matched)
+    except TypeError:
+        return
+    for name in requested:
+        if looks_like_ours(name) and name not in found:
+            known = [n for n in (getattr(manager, "all_tasks", None) or []) if isinstance(n, str)]
+            print(f"ambi-plugin: {unknown_task_message(name, known)}", file=sys.stderr, flush=True)
+            raise SystemExit(2)
+
+
+__all__ = [
+    "declared_names",
+    "first_unknown",
+    "include_paths",
+    "known_names",
+    "looks_like_ours",
+    "stop_on_unknown_names_like_ours",
+]

@@ -28,7 +28,7 @@ def check_keys(root: Path | None = None) -> list[str]:
 
 def builtin_task_names() -> set[str]:
     """Names of every task, group and tag lmms-eval ships (our folder left out)."""
-    from ambi_plugin.lmms.discovery import install_hooks
+    from ambi_plugin.lmms.patches import install_hooks
 
     install_hooks()
     from lmms_eval.tasks import TaskManager

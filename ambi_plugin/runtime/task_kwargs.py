@@ -2,8 +2,8 @@
 
 lmms-eval hands a task's per-model kwargs to ``doc_to_text`` and ``doc_to_visual`` but not to
 ``process_results``. Some settings are per model AND needed to score, e.g. the coordinate system
-a model answers boxes in (``box_format``, :mod:`ambi_plugin.core.coords`). The discovery hook
-(:mod:`ambi_plugin.lmms.discovery`) wraps ``ConfigurableTask.process_results`` so that, while it
+a model answers boxes in (``box_format``, :mod:`ambi_plugin.core.coords`). Our patch
+(:mod:`ambi_plugin.lmms.patches`) wraps ``ConfigurableTask.process_results`` so that, while it
 runs, :func:`current` returns that task's kwargs. A context variable keeps concurrent calls apart:
 each thread that scores sees the kwargs of the task it is scoring.
 """

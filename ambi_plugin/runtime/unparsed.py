@@ -2,7 +2,7 @@
 
 The ``unparsed`` aggregation (:mod:`ambi_plugin.runtime.aggregate`, and VIA-Bench's) runs once per task over every
 item lmms-eval gathered (all processes), and calls :func:`note` with them. Each item carries its task's name
-(``item["task"]``, set by the ``process_results`` hook of :mod:`ambi_plugin.lmms.discovery`). The results writer
+(``item["task"]``, set by the ``process_results`` patch of :mod:`ambi_plugin.lmms.patches`). The results writer
 (:mod:`ambi_plugin.lmms.results_meta`) puts :func:`examples` in its section as::
 
     "unparsed": {"<task>": {"count": 3, "examples": [{"id": "...", "response": "...", "reason": "no_label"}, ...]}}

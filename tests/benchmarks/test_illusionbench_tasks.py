@@ -51,7 +51,7 @@ def test_names_and_groups():
 
 
 def test_every_task_builds_and_validates_in_lmms_eval(tmp_path, shared_data, monkeypatch):
-    from ambi_plugin.lmms.discovery import install_hooks
+    from ambi_plugin.lmms.patches import install_hooks
 
     monkeypatch.setenv("AMBI_ILLUSIONBENCH_DIR", str(illusionbench_copy(tmp_path)))
     monkeypatch.setenv("AMBI_ILLUSIONVQA_DIR", str(illusionvqa_copy(tmp_path, shared_data)))

@@ -113,7 +113,7 @@ def test_unknown_yaml_key_names_file_task_and_key(yaml_with_unknown_keys, capsys
 def test_unknown_key_in_our_own_yaml_is_reported_at_discovery(yaml_with_unknown_keys, capsys):
     """The check lmms-eval runs on our folder before adding it: the bad key is named with its file and task,
     and only that task is affected (the folder stays on the include path)."""
-    from ambi_plugin.lmms.discovery import _our_yamls_are_readable
+    from ambi_plugin.lmms.include_path import our_yamls_are_readable as _our_yamls_are_readable
 
     assert _our_yamls_are_readable(str(yaml_with_unknown_keys)) is True
     err = capsys.readouterr().err

@@ -13,7 +13,7 @@ from ambi_plugin.runtime.new_category import scaffold
 def manager(tmp_path_factory):
     from lmms_eval.tasks import TaskManager
 
-    from ambi_plugin.lmms.discovery import install_hooks
+    from ambi_plugin.lmms.patches import install_hooks
 
     assert install_hooks()
     yamls = tmp_path_factory.mktemp("my_tasks")

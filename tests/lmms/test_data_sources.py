@@ -43,7 +43,7 @@ def test_tasks_without_records_make_no_request_and_others_pass_through(monkeypat
     from lmms_eval.api.task import ConfigurableTask
 
     from ambi_plugin.data import sources as D
-    from ambi_plugin.lmms.tasks_without_records import patch_tasks_without_records
+    from ambi_plugin.lmms.patches import install
 
     calls = []
 
@@ -61,8 +61,9 @@ def test_tasks_without_records_make_no_request_and_others_pass_through(monkeypat
 
     for name, fake in (("doc_to_text", fake_text), ("doc_to_target", fake_target), ("build_all_requests", fake_build)):
         monkeypatch.setattr(ConfigurableTask, name, fake)
-    patch_tasks_without_records()
-    patch_tasks_without_records()  # idempotent
+    for _ in range(2):  # idempotent
+        for name in ("doc_to_text", "doc_to_target", "build_all_requests"):
+            install(f"lmms_eval.api.task.ConfigurableTask.{name}")
     monkeypatch.setitem(D.NO_RECORDS, ("ambi://illusionbench", "illusionbench_description"), "no golden descriptions")
 
     theirs = _task("lmms-lab/MME", "")

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from ambi_plugin.data.replayfiles import write_reference_predictions
-from ambi_plugin.lmms import discovery
+from ambi_plugin.lmms import discovery, include_path, patches
 from ambi_plugin.lmms.validate import builtin_task_names, name_collisions
 from ambi_plugin.paths import tasks_dir
 from ambi_plugin.reports.results import find_results_json, task_metrics
@@ -57,9 +57,8 @@ def test_entry_point_returns_models_and_never_raises(monkeypatch):
     def boom():
         raise RuntimeError("simulated failure")
 
-    monkeypatch.setattr(discovery, "_patch_task_manager", boom)
-    monkeypatch.setattr(discovery, "_patch_download", boom)
-    assert discovery.install_hooks() is False
+    monkeypatch.setattr(patches, "wrap", lambda *args, **kwargs: boom())  # every patch fails to install
+    assert patches.install_hooks() is False
     assert [m.model_id for m in discovery.lmms_eval_entry_point()] == ["ambi_replay", "ambi_intervene"]
 
 
@@ -67,16 +66,16 @@ def test_malformed_yaml_of_ours_is_named_and_does_not_break_lmms_eval(tmp_path, 
     copy = tmp_path / "task_yamls"
     shutil.copytree(tasks_dir(), copy)
     (copy / "ambi_synth" / "ambi_synth_broken.yaml").write_text("task: [unclosed\n")
-    monkeypatch.setattr(discovery, "_tasks_path", lambda: str(copy))
-    assert discovery._with_our_path(["/x"]) == ["/x"]
+    monkeypatch.setattr(include_path, "tasks_path", lambda: str(copy))
+    assert include_path.with_our_path(["/x"]) == ["/x"]
     assert "ambi_synth_broken.yaml" in capsys.readouterr().err
 
 
 def test_with_our_path_is_idempotent():
     ours = str(tasks_dir())
-    assert discovery._with_our_path(None) == [ours]
-    assert discovery._with_our_path("/x") == ["/x", ours]
-    assert discovery._with_our_path([ours]) == [ours]
+    assert include_path.with_our_path(None) == [ours]
+    assert include_path.with_our_path("/x") == ["/x", ours]
+    assert include_path.with_our_path([ours]) == [ours]
 
 
 def test_tasks_list_subcommand_through_wrapper(offline_env):

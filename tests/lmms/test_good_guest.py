@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ambi_plugin.lmms import discovery, ownership, results_meta
+from ambi_plugin.lmms import include_path, ownership, patches, results_meta
 from ambi_plugin.lmms.ownership import HOOKS_ENV
 
 FOREIGN_TASK = "guest_probe_qa"  # not ours: its own YAML, its own JSON, lmms-eval's own metric
@@ -142,7 +142,7 @@ def test_hooks_switch(monkeypatch):
         monkeypatch.setenv(HOOKS_ENV, value)
         assert ownership.hooks_enabled() is enabled
     monkeypatch.setenv(HOOKS_ENV, "0")
-    assert discovery.install_hooks() is False
+    assert patches.install_hooks() is False
 
 
 def test_section_only_for_runs_with_our_tasks():
@@ -189,7 +189,7 @@ def test_process_results_of_a_task_config_of_ours_sees_its_model_kwargs(monkeypa
         seen.append(dict(task_kwargs.current()))
         return {}
 
-    _install_over(monkeypatch, ConfigurableTask, "process_results", fake_process, discovery._patch_process_results)
+    _install_over(monkeypatch, ConfigurableTask, "process_results", fake_process, _patch(f"{TASK}.process_results"))
     config = TaskConfig(task="mybench_boxes", dataset_path="ambi://ambibench")
     kwargs = {"box_format": "norm1000"}
     ConfigurableTask.process_results(SimpleNamespace(config=config, lmms_eval_specific_kwargs=kwargs), {}, ["x"])
@@ -199,6 +199,13 @@ def test_process_results_of_a_task_config_of_ours_sees_its_model_kwargs(monkeypa
 
 
 # Each wrapper, installed over a stand-in for the lmms-eval method that has a keyword lmms-eval might add.
+
+TASK = "lmms_eval.api.task.ConfigurableTask"
+
+
+def _patch(target: str):
+    """Installs the patch of one lmms-eval method (ambi_plugin.lmms.patches)."""
+    return lambda: patches.install(target)
 
 
 def _install_over(monkeypatch, cls, name: str, fake, patch) -> None:
@@ -215,13 +222,15 @@ def test_initialize_tasks_passes_new_keywords_and_positionals(monkeypatch):
     def fake(self, include_path=None, include_defaults=True, new_keyword=None):
         seen.update(include_path=include_path, include_defaults=include_defaults, new_keyword=new_keyword)
 
-    _install_over(monkeypatch, TaskManager, "initialize_tasks", fake, discovery._patch_task_manager)
+    _install_over(
+        monkeypatch, TaskManager, "initialize_tasks", fake, _patch("lmms_eval.tasks.TaskManager.initialize_tasks")
+    )
     TaskManager.initialize_tasks(object(), "/tmp/theirs", False, new_keyword=7)
     assert seen["new_keyword"] == 7 and seen["include_defaults"] is False
-    assert seen["include_path"][0] == "/tmp/theirs" and seen["include_path"][1] == discovery._tasks_path()
+    assert seen["include_path"][0] == "/tmp/theirs" and seen["include_path"][1] == include_path.tasks_path()
     seen.clear()
     TaskManager.initialize_tasks(object(), new_keyword="x")
-    assert seen["include_path"] == [discovery._tasks_path()] and seen["new_keyword"] == "x"
+    assert seen["include_path"] == [include_path.tasks_path()] and seen["new_keyword"] == "x"
 
 
 def test_download_of_a_foreign_task_is_called_exactly_as_lmms_eval_called_it(monkeypatch):
@@ -234,7 +243,7 @@ def test_download_of_a_foreign_task_is_called_exactly_as_lmms_eval_called_it(mon
     def fake(self, dataset_kwargs=None, new_keyword=None):
         calls.append((dataset_kwargs, new_keyword))
 
-    _install_over(monkeypatch, ConfigurableTask, "download", fake, discovery._patch_download)
+    _install_over(monkeypatch, ConfigurableTask, "download", fake, _patch(f"{TASK}.download"))
     task = SimpleNamespace(DATASET_PATH="json", DATASET_NAME=None, config=SimpleNamespace(task="theirs"))
     ConfigurableTask.download(task, {"data_files": "x.json"}, new_keyword=3)
     assert calls == [({"data_files": "x.json"}, 3)]
@@ -255,10 +264,9 @@ def test_process_results_and_save_pass_new_keywords(monkeypatch):
     def fake_save(self, results, samples, datetime_str, new_keyword=None):
         seen.append(("save", new_keyword, dict(results)))
 
-    _install_over(monkeypatch, ConfigurableTask, "process_results", fake_process, discovery._patch_process_results)
-    _install_over(
-        monkeypatch, EvaluationTracker, "save_results_aggregated", fake_save, results_meta.patch_results_writer
-    )
+    _install_over(monkeypatch, ConfigurableTask, "process_results", fake_process, _patch(f"{TASK}.process_results"))
+    save = "lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated"
+    _install_over(monkeypatch, EvaluationTracker, "save_results_aggregated", fake_save, _patch(save))
     task = SimpleNamespace(config=SimpleNamespace(task="theirs", dataset_path="json"))
     ConfigurableTask.process_results(task, {}, ["A"], new_keyword=1)
     foreign = {"results": {"theirs": {}}, "configs": {"theirs": {"dataset_path": "json"}}}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from ambi_plugin.judge import reset_judge
-from ambi_plugin.lmms.results_meta import ambi_section, patch_results_writer
+from ambi_plugin.lmms.patches import install
+from ambi_plugin.lmms.results_meta import ambi_section
 
 
 def test_section_collects_judge_errors_and_synth(monkeypatch):
@@ -32,8 +33,8 @@ def test_section_collects_judge_errors_and_synth(monkeypatch):
 def test_patch_is_idempotent():
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-    patch_results_writer()
+    install("lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated")
     first = EvaluationTracker.save_results_aggregated
-    patch_results_writer()
+    install("lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated")
     assert EvaluationTracker.save_results_aggregated is first
     assert getattr(first, "__ambi_plugin_wrapped__", False)

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ambi_plugin.lmms import cli_run, discovery, run_guards
+from ambi_plugin.lmms import cli_run, patches, run_guards
 from ambi_plugin.lmms.eval_run import argument_problem
 from ambi_plugin.lmms.tasknames import declared_names, include_paths, looks_like_ours
 
@@ -134,7 +134,7 @@ def test_plain_lmms_eval_answers_a_typo_of_ours_and_leaves_other_names_alone(mon
         return [t for t in task_list if t in self.all_tasks]
 
     monkeypatch.setattr(TaskManager, "match_tasks", fake)
-    discovery._patch_match_tasks()
+    patches.install("lmms_eval.tasks.TaskManager.match_tasks")
     assert TaskManager.match_tasks is not fake
     manager = SimpleNamespace(all_tasks=["mme", "ambibench_all", "ambi_synth_all"])
     assert TaskManager.match_tasks(manager, ["mme_typo", "mme"], new_keyword=1) == ["mme"]  # lmms-eval's to answer
@@ -173,8 +173,8 @@ def response_cache(monkeypatch):
     monkeypatch.setattr(ResponseCache, "create", ResponseCache.__dict__["create"])
     monkeypatch.delenv(run_guards.EVAL_ENV, raising=False)
     monkeypatch.setenv("LMMS_CACHE_RUN_ID", "unit")
-    run_guards.patch_response_cache_fingerprint()
-    run_guards.patch_response_cache_fingerprint()  # idempotent
+    patches.install("lmms_eval.caching.response_cache.ResponseCache.create")
+    patches.install("lmms_eval.caching.response_cache.ResponseCache.create")  # idempotent
     return ResponseCache
 
 
@@ -258,7 +258,7 @@ def test_the_cpu_check_stops_runs_of_ours_before_the_model_and_leaves_other_runs
 
     monkeypatch.setattr(evaluator, "simple_evaluate", fake)
     monkeypatch.delenv(run_guards.EVAL_ENV, raising=False)
-    run_guards.patch_device_check()
+    patches.install("lmms_eval.evaluator.simple_evaluate")
     assert evaluator.simple_evaluate is not fake
     assert evaluator.simple_evaluate("qwen2_5_vl", "pretrained=/m", ["mme"], new_keyword=3) == "evaluated"
     assert calls == [("qwen2_5_vl", "pretrained=/m", ["mme"], None, 3)]  # not ours: lmms-eval's own failure later
@@ -279,11 +279,11 @@ def test_ctrl_c_ends_a_child_of_ambi_eval_without_its_traceback(monkeypatch, cap
     seen = []
     monkeypatch.setattr(sys, "excepthook", lambda *a: seen.append(a[0]))
     monkeypatch.delenv(run_guards.EVAL_ENV, raising=False)
-    run_guards.quiet_interrupt()
+    patches.install("sys.excepthook")
     sys.excepthook(KeyboardInterrupt, KeyboardInterrupt(), None)
     assert seen == [KeyboardInterrupt]  # plain lmms-eval: Python's own report
     monkeypatch.setenv(run_guards.EVAL_ENV, "1")
-    run_guards.quiet_interrupt()
+    patches.install("sys.excepthook")
     sys.excepthook(KeyboardInterrupt, KeyboardInterrupt(), None)
     sys.excepthook(ValueError, ValueError("x"), None)
     assert seen == [KeyboardInterrupt, ValueError]  # only the interrupt is quiet

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from ambi_plugin.core.scoring import score_item
-from ambi_plugin.lmms.discovery import _name_items
 from ambi_plugin.lmms.results_meta import ambi_section
+from ambi_plugin.lmms.results_meta import name_items as _name_items
 from ambi_plugin.runtime import aggregate, unparsed
 from ambi_plugin.runtime.taskindex import index
 
