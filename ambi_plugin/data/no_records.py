@@ -4,7 +4,8 @@
   (:func:`data_summary`, with the rows a converted release skipped, from its load report).
 * :data:`NO_RECORDS`: the records a release has no rows for, and why; such a task runs on zero rows (a one-row
   stand-in no model sees) and its metrics are written as NaN (:func:`mark_tasks_without_records`).
-* :data:`SKIPPED`: the tasks whose preflight failed in a run with ``AMBI_SKIP_MISSING=1`` (:func:`.sources.skip_task`).
+* :data:`SKIPPED` (:func:`skipped_tasks`): the tasks whose preflight failed in a run with ``AMBI_SKIP_MISSING=1``
+  (:func:`.sources.skip_task`), a by-product of the run kept on its state (:mod:`ambi_plugin.runtime.run_state`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,21 @@ from pathlib import Path
 from ambi_plugin.benchmarks.release import REPORT_FILE
 from ambi_plugin.core.jsonl import count_rows
 from ambi_plugin.paths import cache_dir
+from ambi_plugin.runtime.run_state import current
 
-# task -> why its preflight failed (AMBI_SKIP_MISSING=1: it runs on zero rows and reports NaN)
-SKIPPED: dict[str, str] = {}
+
+def skipped_tasks() -> dict[str, str]:
+    """The run's task -> why its preflight failed (AMBI_SKIP_MISSING=1: it runs on zero rows and reports NaN); the
+    run state's own dict (``SKIPPED`` names it too)."""
+    return current().skipped_tasks
+
+
+def __getattr__(name: str):
+    if name == "SKIPPED":  # the run's, not a module global
+        return skipped_tasks()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # (dataset_path, dataset_name) -> the folder its records came from, for the results JSON's data section
 LOADED: dict[tuple[str, str], Path] = {}
 # (dataset_path, dataset_name) -> why the release has no rows for it (its tasks run on zero rows)
@@ -51,7 +64,7 @@ def rows_absent(root: Path, name: str) -> str | None:
 
 def skipped_stand_in(dataset_path: str, name: str) -> Path | None:
     """The stand-in file of a task skipped by the preflight, None for every other task."""
-    reason = NO_RECORDS.get((dataset_path, name)) if SKIPPED else None
+    reason = NO_RECORDS.get((dataset_path, name)) if skipped_tasks() else None
     if reason is None or not reason.startswith("preflight failed: "):
         return None
     out_dir = cache_dir() / "harness"
@@ -138,7 +151,7 @@ __all__ = [
     "LOADED",
     "NO_RECORDS",
     "NO_RECORDS_ID",
-    "SKIPPED",
+    "skipped_tasks",
     "absent_reason",
     "data_summary",
     "mark_tasks_without_records",

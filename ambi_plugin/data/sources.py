@@ -49,13 +49,13 @@ from ambi_plugin.data.no_records import (  # noqa: F401 - re-exported: the names
     LOADED,
     NO_RECORDS,
     NO_RECORDS_ID,
-    SKIPPED,
     absent_reason,
     data_summary,
     mark_tasks_without_records,
     no_records_reason,
     rows_absent,
     skipped_stand_in,
+    skipped_tasks,
 )
 from ambi_plugin.paths import cache_dir
 
@@ -367,7 +367,7 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
 def skip_task(task: str, dataset_path: str, name: str, reason: str) -> None:
     """A task whose preflight failed, in a run with ``AMBI_SKIP_MISSING=1``: it runs on zero rows (the one-row
     stand-in no model sees) and reports NaN with ``reason``; its records are never resolved."""
-    SKIPPED[task] = reason
+    skipped_tasks()[task] = reason  # the run's (runtime/run_state.py)
     if dataset_path.startswith(SCHEME) and name:
         NO_RECORDS[(dataset_path, name)] = f"preflight failed: {reason}"
 

@@ -133,10 +133,11 @@ def ambi_section(results: dict) -> dict[str, Any]:
         _extras(results, section)
     except Exception as exc:  # noqa: BLE001 - the results must still be written (an entry that cannot be loaded)
         section["extras"] = {"error": f"{type(exc).__name__}: {exc}"}
-    from ambi_plugin.data.no_records import SKIPPED
+    from ambi_plugin.data.no_records import skipped_tasks
 
-    if SKIPPED:
-        section["skipped"] = {t: r for t, r in SKIPPED.items() if t in (results.get("configs") or {})}
+    skipped = skipped_tasks()
+    if skipped:
+        section["skipped"] = {t: r for t, r in skipped.items() if t in (results.get("configs") or {})}
     from ambi_plugin.runtime.item_errors import summary as item_error_summary
 
     errors = item_error_summary()
@@ -191,7 +192,7 @@ def _note_item_error(task: Any, out: Any) -> None:
     """An item scored with ``item_error`` (its visuals could not be read) is counted under its task's name."""
     from ambi_plugin.runtime import item_errors
 
-    if not item_errors._by_record or not isinstance(out, dict):
+    if not item_errors.any_errors() or not isinstance(out, dict):
         return
     for item in out.values():
         if isinstance(item, dict) and item.get("item_error"):

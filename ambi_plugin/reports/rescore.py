@@ -235,6 +235,7 @@ def score_answers(
     """Score every answer set of ``answers`` on ``task`` and format the paper's tables."""
     from ambi_plugin.benchmarks.layout import TableData
     from ambi_plugin.reports.paper_tables import paper_tables
+    from ambi_plugin.runtime.run_state import run_state
 
     if protocol not in ("rule", "llm"):
         raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
@@ -282,19 +283,20 @@ def score_answers(
     own_tables = _own_tables(kind)
     declared = [m["metric"] for m in info.config.get("metric_list") or []] if not own_tables else ()
     process = process_function(info)
-    for col, got in table.items():
-        items = _score_column(
-            recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
-            label=col,
-        )  # fmt: skip
-        read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
-        scored[col] = items
-        if rescore is not None and rescore.aggregate is not None:  # the benchmark's own aggregation
-            values[col] = {name: rescore.aggregate(name, items) for name in declared}
-        else:
-            values[col] = summarize(recs, items, kind, protocol, declared, process)
-        if protocol == "llm":
-            review.extend({**row, "answers": col} for row in rescore.judged.review_queue(task, recs, items))
+    with run_state(judge=judge):  # this re-scoring is a run of its own: its judge, its by-products
+        for col, got in table.items():
+            items = _score_column(
+                recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
+                label=col,
+            )  # fmt: skip
+            read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
+            scored[col] = items
+            if rescore is not None and rescore.aggregate is not None:  # the benchmark's own aggregation
+                values[col] = {name: rescore.aggregate(name, items) for name in declared}
+            else:
+                values[col] = summarize(recs, items, kind, protocol, declared, process)
+            if protocol == "llm":
+                review.extend({**row, "answers": col} for row in rescore.judged.review_queue(task, recs, items))
     counts = record_counts(recs)
     protocols = ("rule", "llm") if protocol == "llm" else ("rule",)
     settings = {col: column_setting(col, prompt_type) for col in values}

@@ -6,22 +6,18 @@ record id and the reason here and hands the model a small blank image; the item 
 (wrong; an item error only, never also counted in ``unparsed`` / ``unparsed_rate``) with ``item_error`` set, and the results JSON's ``ambi_plugin.item_errors``
 lists, per task, the count and the ids with their reasons. ``AMBI_STRICT=1`` makes such an error fatal again.
 
-Counts are per process: under data parallelism each rank knows its own items (the results section is rank 0's).
+Counts are per run (kept on its state, :mod:`ambi_plugin.runtime.run_state`) and per process: under data parallelism
+each rank knows its own items (the results section is rank 0's).
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 
 from ambi_plugin.config import strict_mode
+from ambi_plugin.runtime.run_state import current
 
 MAX_LISTED = 50  # ids kept per task in the results JSON (the count is always exact)
-
-_lock = threading.Lock()
-_by_record: dict[tuple[str, str], str] = {}  # (record id, its media) -> why it could not be read
-_by_task: dict[str, dict[str, str]] = {}  # task -> {record id: reason}
-_told: set[str] = set()
 
 
 def strict() -> bool:
@@ -36,18 +32,25 @@ def _key(rec: dict) -> tuple[str, str]:
 def note_record(rec: dict, reason: str) -> None:
     """The record's visuals could not be read; told once on stderr."""
     key = _key(rec)
-    with _lock:
-        _by_record[key] = reason
-        first = key not in _told
-        _told.add(key)
+    state = current()
+    with state.lock:
+        state.item_errors_by_record[key] = reason
+        first = key not in state.item_errors_told
+        state.item_errors_told.add(key)
     if first:
         print(f"ambi-plugin: item error (scored as wrong; AMBI_STRICT=1 stops instead): {reason}", file=sys.stderr)
 
 
+def any_errors() -> bool:
+    """Whether some record of the run could not be read (the usual case: none)."""
+    return bool(current().item_errors_by_record)
+
+
 def error_of(rec: dict) -> str | None:
-    if not _by_record:  # the usual case: every item read
+    by_record = current().item_errors_by_record
+    if not by_record:  # the usual case: every item read
         return None
-    return _by_record.get(_key(rec))
+    return by_record.get(_key(rec))
 
 
 def scored_response(rec: dict, response):
@@ -64,19 +67,21 @@ def mark(item: dict, rec: dict) -> dict:
 
 
 def note_task(task: str, rid, reason: str) -> None:
-    with _lock:
-        _by_task.setdefault(task, {})[str(rid)] = reason
+    state = current()
+    with state.lock:
+        state.item_errors_by_task.setdefault(task, {})[str(rid)] = reason
 
 
 def summary() -> dict[str, dict]:
     """Per task: ``{"count": n, "items": [{"id", "reason"}, ...]}`` (at most :data:`MAX_LISTED` items)."""
-    with _lock:
+    state = current()
+    with state.lock:
         return {
             task: {
                 "count": len(items),
                 "items": [{"id": rid, "reason": why} for rid, why in list(items.items())[:MAX_LISTED]],
             }
-            for task, items in sorted(_by_task.items())
+            for task, items in sorted(state.item_errors_by_task.items())
         }
 
 
@@ -88,6 +93,7 @@ def placeholder_image():
 
 
 __all__ = [
+    "any_errors",
     "error_of",
     "mark",
     "scored_response",

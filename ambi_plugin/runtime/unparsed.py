@@ -13,15 +13,15 @@ and ``ambi results`` prints them as a short list. The per-item samples (``--log_
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from typing import Any
 
+from ambi_plugin.runtime.run_state import current
+
 MAX_EXAMPLES = 20
 MAX_RESPONSE_CHARS = 300
-_LOCK = threading.Lock()
-_SEEN: dict[str, dict[str, Any]] = {}
-_READ_BY: dict[str, dict[str, int]] = {}  # with --extract-with-judge: {task: {"rule": n, "judge": n, "none": n}}
+# kept on the run's state (runtime/run_state.py): ``unparsed`` and, with --extract-with-judge, ``read_by``
+# ({task: {"rule": n, "judge": n, "none": n}})
 
 
 def _is_unparsed(item: Any) -> bool:
@@ -44,8 +44,9 @@ def note(items: Iterable[Any]) -> None:
         if len(text) > MAX_RESPONSE_CHARS:
             text = text[: MAX_RESPONSE_CHARS - 3] + "..."
         examples.append({"id": it.get("id"), "response": text, "reason": it.get("parse_reason") or ""})
-    with _LOCK:
-        _SEEN[task] = {"count": len(bad), "examples": examples}
+    state = current()
+    with state.lock:
+        state.unparsed[task] = {"count": len(bad), "examples": examples}
 
 
 def _note_read_by(items: list[Any]) -> None:
@@ -61,14 +62,16 @@ def _note_read_by(items: list[Any]) -> None:
             how = None if it.get("item_error") else it.get("read_by")
             if how in counts:
                 counts[how] += 1
-    with _LOCK:
-        _READ_BY[task] = counts
+    state = current()
+    with state.lock:
+        state.read_by[task] = counts
 
 
 def read_by() -> dict[str, dict[str, int]]:
-    """{task: {"rule", "judge", "none"}} of every task aggregated with the extraction step on."""
-    with _LOCK:
-        return {task: dict(v) for task, v in sorted(_READ_BY.items())}
+    """{task: {"rule", "judge", "none"}} of every task of the run aggregated with the extraction step on."""
+    state = current()
+    with state.lock:
+        return {task: dict(v) for task, v in sorted(state.read_by.items())}
 
 
 def format_read_by(section: dict[str, Any]) -> str:
@@ -81,15 +84,18 @@ def format_read_by(section: dict[str, Any]) -> str:
 
 
 def examples() -> dict[str, dict[str, Any]]:
-    """{task: {"count", "examples"}} of every task aggregated in this process with an unparsed answer."""
-    with _LOCK:
-        return {task: dict(v) for task, v in sorted(_SEEN.items())}
+    """{task: {"count", "examples"}} of every task of the run aggregated with an unparsed answer."""
+    state = current()
+    with state.lock:
+        return {task: dict(v) for task, v in sorted(state.unparsed.items())}
 
 
 def clear() -> None:
-    with _LOCK:
-        _SEEN.clear()
-        _READ_BY.clear()
+    """Forget the run's unparsed answers and read-by counts."""
+    state = current()
+    with state.lock:
+        state.unparsed.clear()
+        state.read_by.clear()
 
 
 def format_examples(section: dict[str, Any], *, per_task: int = 5) -> str:
