@@ -62,6 +62,18 @@ def lmms_eval(offline_env):
     return run
 
 
+@pytest.fixture
+def default_judge_provider():
+    """Core scoring called directly, with no judge handed in, asks the installed judge provider; importing the judge
+    layer installs none (a run hands its judge in, runtime/run_state.py). Tests of core's default install it."""
+    from ambi_plugin.core.judging import set_judge_provider
+    from ambi_plugin.judge import default_judge_for
+
+    old = set_judge_provider(default_judge_for)
+    yield default_judge_for
+    set_judge_provider(old)
+
+
 # A hang or a failure is named at once (tests/support/limits.py): the hooks are this conftest's.
 from support.limits import (  # noqa: E402,F401
     pytest_configure,

@@ -71,7 +71,7 @@ def _value(v: Any) -> str:
     return repr(v) if isinstance(v, str) else str(v)
 
 
-def explain_item(record: dict, response: Any, *, judge: Any = None) -> list[str]:
+def explain_item(record: dict, response: Any, *, judge: Any = None, judge_provider: Any = None) -> list[str]:
     """The lines that show how ``response`` to ``record`` was read and scored."""
     fmt = answer_format(record)
     cleaned = P._clean(response)
@@ -96,7 +96,7 @@ def explain_item(record: dict, response: Any, *, judge: Any = None) -> list[str]
     else:
         lines.append(f"reading: none, unparsed ({parsed.reason})")
     lines.append(f"gold: {gold_response(record)}")
-    item = score_item(record, response, judge=judge)
+    item = score_item(record, response, judge=judge, judge_provider=judge_provider)
     shown = {k: v for k, v in item.items() if k not in ("id", "task_type", "breakdown", "judge")}
     lines.append(f"score: {'correct' if item.get('correct') else 'wrong'}  {json.dumps(shown, default=str)}")
     return lines

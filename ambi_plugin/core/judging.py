@@ -1,12 +1,12 @@
 """How core scoring gets a judge: it is HANDED IN, never looked up (core sits below ``ambi_plugin.judge``).
 
-``score_item(record, response, judge=...)`` uses the judge it is given. Without one, core asks the *judge
-provider*: a callable ``provider(matcher) -> judge`` installed with :func:`set_judge_provider`. The judge layer
-installs its default provider when ``ambi_plugin.judge`` is imported (``matcher`` given: an offline judge using
-that Matcher; else the process's configured judge, ``ambi_plugin.judge.get_judge()``, built on first use), so any
-code that imports the judge package (the runtime, the adapters, the CLI, the re-scorers) scores exactly as before.
-Core alone has no provider: a judge-decided item (open, region, description) scored with neither a judge nor a
-provider raises :class:`NoJudgeError`, which says what to do.
+``score_item(record, response, judge=...)`` uses the judge it is given. Without one, it asks the *judge provider*
+handed in with it (``judge_provider=``: a callable ``provider(matcher) -> judge``, called only when a judge-decided
+item needs a judge): the runtime hands in its run's (``ambi_plugin.runtime.run_state``: the run's judge, else the
+judge layer's default, ``ambi_plugin.judge.default_judge_for``, built on first need). Nothing is installed on
+import. A caller may install a process-wide provider with :func:`set_judge_provider` (explicitly: no module does
+it for you); a judge-decided item (open, region, description) scored with no judge, no provider handed in and none
+installed raises :class:`NoJudgeError`, which says what to do.
 
 ``item_info`` (what an item score records about its judgements) reads only the judge's and its verdicts'
 attributes, so it lives here; ``ambi_plugin.core.judging.item_info`` is the same function.
@@ -41,15 +41,16 @@ def judge_provider() -> JudgeProvider | None:
     return _provider
 
 
-def resolve_judge(judge: Any, matcher: Any = None) -> Any:
-    """``judge`` when given, else the installed provider's judge for ``matcher`` (None: the configured one)."""
+def resolve_judge(judge: Any, matcher: Any = None, provider: JudgeProvider | None = None) -> Any:
+    """``judge`` when given, else ``provider``'s judge for ``matcher``, else the installed provider's."""
     if judge is not None:
         return judge
-    provider = _provider
+    provider = provider or _provider
     if provider is None:
         raise NoJudgeError(
-            "this item is decided by a judge, and none was handed in: pass judge=... to score_item, or import "
-            "ambi_plugin.judge first (it installs the default judge provider)"
+            "this item is decided by a judge, and none was handed in: pass judge=... (e.g. "
+            "ambi_plugin.judge.get_judge()) or judge_provider=... to score_item, or score it through the runtime "
+            "(ambi_plugin.runtime.hooks.score_record), which hands in its run's judge"
         )
     return provider(matcher)
 

@@ -31,8 +31,9 @@ Metric names (see ``METRICS_BY_TYPE``):
 ========================  =====================================================================
 
 Open, region and description items are decided by a judge handed in (``score_item(..., judge=)``), else by the
-judge provider the judge layer installs (``core/judging.py``: the configured judge, ``ambi_plugin.judge.get_judge()``;
-offline by default), one ``set_match`` judgement per view, and record ``item["judge"]`` = backend,
+judge provider handed in (``judge_provider=``, called when such an item first needs a judge; the runtime hands in
+its run's, ``ambi_plugin.runtime.run_state``: offline by default), see ``core/judging.py``; one ``set_match``
+judgement per view, and record ``item["judge"]`` = backend,
 model, rounds, every raw reply, and whether a verdict errored.
 """
 
@@ -227,8 +228,8 @@ def _score_description(record: dict, parsed, judge) -> dict:
     return {"score": score, "correct": score == 2.0, "judge": item_info(judge, [result])}
 
 
-def _judge_for(judge: Any, matcher: Matcher | None) -> Any:
-    return resolve_judge(judge, matcher)  # handed in, else the judge layer's provider (core/judging.py)
+def _judge_for(judge: Any, matcher: Matcher | None, provider: Any = None) -> Any:
+    return resolve_judge(judge, matcher, provider)  # handed in, else the provider handed in (core/judging.py)
 
 
 # One scorer per task type: (record, parse result, parsed value or None, judge getter) -> the item's fields. The
@@ -317,13 +318,19 @@ SCORERS: dict[str, Scorer] = {
 }
 
 
-def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, judge: Any = None) -> dict:
+def score_item(
+    record: dict,
+    response: Any,
+    *,
+    matcher: Matcher | None = None,
+    judge: Any = None,
+    judge_provider: Callable[[Any], Any] | None = None,
+) -> dict:
     """Score one response against its record with its task type's scorer (:data:`SCORERS`). Never raises on
     the response.
 
-    Open, region and description items use ``judge`` (default: the installed judge provider's, see
-    ``core/judging.py``: the configured judge, ``ambi_plugin.judge.get_judge()``); ``matcher`` is a shortcut for
-    an offline judge using that Matcher.
+    Open, region and description items use ``judge``, else ``judge_provider(matcher)`` (called only when such an
+    item needs a judge; see ``core/judging.py``); ``matcher`` is a shortcut for an offline judge using that Matcher.
     """
     ttype = record["task_type"]
     scorer = SCORERS.get(ttype)
@@ -338,7 +345,7 @@ def score_item(record: dict, response: Any, *, matcher: Matcher | None = None, j
         "breakdown": record.get("breakdown") or {},
     }
     value = parsed.value if parsed.ok else None
-    item.update(scorer(record, parsed, value, lambda: _judge_for(judge, matcher)))
+    item.update(scorer(record, parsed, value, lambda: _judge_for(judge, matcher, judge_provider)))
     return item
 
 

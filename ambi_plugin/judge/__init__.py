@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ambi_plugin.core.judging import set_judge_provider
 from ambi_plugin.judge.base import Judge
 from ambi_plugin.judge.cache import JudgeCache
 from ambi_plugin.judge.settings import BACKENDS, JudgeConfigError, JudgeSettings, resolve_settings
@@ -68,16 +67,14 @@ def current_judge() -> Judge | None:
 
 
 def default_judge_for(matcher: Any = None) -> Judge:
-    """The judge core scoring uses when none is handed in (installed as core's judge provider below): an
-    offline judge using ``matcher`` when one is given, else the process's configured judge (:func:`get_judge`)."""
+    """The default judge of a run that was given none (``ambi_plugin.runtime.run_state``; a judge provider core
+    scoring can be handed): an offline judge using ``matcher`` when one is given, else the process's configured
+    judge (:func:`get_judge`, built on first call). Importing this package installs nothing."""
     if matcher is not None:  # a core Matcher alone decides set matches (tests, custom matchers)
         from ambi_plugin.judge.offline import OfflineJudge
 
         return OfflineJudge(matcher=matcher)
     return get_judge()
-
-
-set_judge_provider(default_judge_for)
 
 
 def judge_info() -> dict[str, Any]:

@@ -400,7 +400,10 @@ def explain_answer(
         else:
             from ambi_plugin.core.explain import explain_item
             from ambi_plugin.runtime.hooks import scoring_record
+            from ambi_plugin.runtime.run_state import current
 
-            lines += explain_item(scoring_record(rec, scoring_kwargs(info)), response, judge=judge)
+            lines += explain_item(
+                scoring_record(rec, scoring_kwargs(info)), response, judge=judge, judge_provider=current().judge_for
+            )
         parts.append("\n".join(lines))
     return "\n\n".join(parts)

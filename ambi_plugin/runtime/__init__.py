@@ -3,8 +3,7 @@
 Every task YAML's ``!function`` points here (or into a benchmark's folder), and both harness adapters
 (:mod:`ambi_plugin.lmms`, :mod:`ambi_plugin.vlmeval`) call it. It imports only ground, core, judge, synth and
 itself.
-"""
 
-# Core scores judge-decided items with a judge handed in, else with the judge layer's default provider, which
-# ambi_plugin.judge installs when imported (core/judging.py): the runtime's hooks score through it, in both harnesses.
-import ambi_plugin.judge  # noqa: E402, F401
+Importing it builds and installs no judge: item scoring (``hooks.score_record``) hands core the judge of the run in
+progress (:mod:`ambi_plugin.runtime.run_state`), built when a judge-decided item first needs one.
+"""

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ambi_plugin.core.judging import resolve_judge
 from ambi_plugin.core.parsing.text import Parsed
 from ambi_plugin.core.scoring import SCORERS, answer_format
 
@@ -58,7 +57,10 @@ def read_by_judge(rec: dict, item: dict, response: Any, *, judge: Any = None) ->
     if fmt not in EXTRACTABLE or not text.strip() or item.get("item_error"):
         item["read_by"] = "none"
         return item
-    judge = resolve_judge(judge)
+    if judge is None:  # the run's judge (runtime/run_state.py), built on first need
+        from ambi_plugin.runtime.run_state import current
+
+        judge = current().judge_for()
     options = list(rec.get("options") or [])
     got = judge.extract_answer(fmt, rec.get("question") or "", options, text)
     raw = (got.raw[-1] if got.raw else "")[-_RAW_KEPT:]

@@ -271,9 +271,10 @@ def score_record(
     ``read_by`` says how the answer was read (``rule``, ``judge`` or ``none``); with ``extract`` (None: the
     ``AMBI_EXTRACT_WITH_JUDGE`` setting) an answer the rules left unread goes to the judge (runtime/extraction.py)."""
     from ambi_plugin.runtime import extraction
+    from ambi_plugin.runtime.run_state import current
 
     scored = scoring_record(rec, kwargs)
-    item = score_item(scored, response, judge=judge)
+    item = score_item(scored, response, judge=judge, judge_provider=current().judge_for)  # the run's judge
     if not item["parsed"] and extraction.enabled(extract):
         item = extraction.read_by_judge(scored, item, response, judge=judge)
     else:

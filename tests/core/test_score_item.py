@@ -9,9 +9,11 @@ import math
 
 import pytest
 
-import ambi_plugin.judge  # noqa: F401 - installs core's default judge provider (core alone has none)
 from ambi_plugin.core.scoring import aggregate, breakdown_value, default_matcher, metric_names, score_item, slug
 from ambi_plugin.judge.voting import Score, Verdict
+
+# core called directly with no judge: the judge layer's default, installed explicitly (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("default_judge_provider")
 
 BASE = {"id": "r1", "benchmark": "b", "category": "c"}
 CHOICE = {**BASE, "task_type": "choice", "options": ["red apple", "green pear", "blue plum"], "answer_index": 1}

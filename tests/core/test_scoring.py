@@ -6,8 +6,10 @@ import math
 
 import pytest
 
-import ambi_plugin.judge  # noqa: F401 - installs core's default judge provider (core alone has none)
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
+
+# core called directly with no judge: the judge layer's default, installed explicitly (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("default_judge_provider")
 
 PERC = {
     "id": "p",

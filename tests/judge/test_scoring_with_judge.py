@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from support.chat_server import oracle_responder
 
 from ambi_plugin.core.matching import OfflineMatcher
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
 from ambi_plugin.judge import get_judge, set_judge
+
+# core called directly with no judge: the judge layer's default, installed explicitly (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("default_judge_provider")
 
 HYBRID = {
     "id": "h1",

@@ -4,6 +4,8 @@ other's unparsed answers, item errors or skipped tasks, and the results section 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from types import SimpleNamespace
 
 from PIL import Image
@@ -79,3 +81,62 @@ def test_a_run_opened_inside_another_is_current_until_it_closes():
             assert run_state.current() is inner
         assert run_state.current() is outer
         assert "t" in inner.unparsed and not outer.unparsed
+
+
+OPEN = {
+    "id": "o1",
+    "benchmark": "b",
+    "category": "c",
+    "task_type": "open",
+    "views_positional": False,
+    "views": [{"name": "a", "labels": ["cat"]}],
+}
+
+
+class Always:
+    """A judge that says yes to every set match, and counts them."""
+
+    backend_name, model = "always", "m"
+
+    def __init__(self):
+        self.asked = 0
+
+    def set_match(self, gold, predicted):
+        from ambi_plugin.judge.voting import Verdict
+
+        self.asked += 1
+        return Verdict(True, raw=["yes"])
+
+
+def test_the_runtime_scores_with_the_judge_the_run_was_given():
+    judge = Always()
+    with run_state.run_state(judge=judge):
+        item = hooks.score_record(OPEN, "dog")  # wrong for the offline judge; this run's judge says yes
+        assert item["correct"] is True and item["judge"]["backend"] == "always" and judge.asked == 1
+        assert hooks.score_record({**CHOICE, "id": "c1"}, "A")["correct"] is True and judge.asked == 1
+    with run_state.run_state():  # a run given none: the judge layer's default (offline), not the last run's
+        item = hooks.score_record(OPEN, "dog")
+        assert item["correct"] is False and item["judge"]["backend"] == "offline" and judge.asked == 1
+
+
+def test_the_default_judge_is_built_when_a_judge_decided_item_first_needs_one():
+    """A fresh interpreter: scoring items no judge decides builds no judge; the first open item builds the offline
+    default, once."""
+    code = (
+        "import json\n"
+        "from ambi_plugin.judge.base import Judge\n"
+        "built = []\n"
+        "init = Judge.__init__\n"
+        "def spy(self, *a, **k):\n"
+        "    built.append(type(self).__name__)\n"
+        "    init(self, *a, **k)\n"
+        "Judge.__init__ = spy\n"
+        "from ambi_plugin.runtime import hooks\n"
+        f"choice, open_ = json.loads({json.dumps(json.dumps([CHOICE, OPEN]))})\n"
+        "hooks.score_record(choice, 'A'); hooks.score_record(choice, 'no idea')\n"
+        "print(built)\n"
+        "items = [hooks.score_record(open_, r) for r in ('cat', 'dog')]\n"
+        "print(built, [it['correct'] for it in items], items[0]['judge']['backend'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.splitlines() == ["[]", "['OfflineJudge'] [True, False] offline"], out.stdout + out.stderr

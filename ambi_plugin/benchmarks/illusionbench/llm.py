@@ -90,10 +90,10 @@ def judge_item(rec: dict, response: Any, *, judge=None) -> dict:
         if ttype == "description":
             return {**base, "score_llm": 0.0}
         return {**base, "correct_llm": False, "pred_bool_llm": None}
-    if judge is None:
-        from ambi_plugin.judge import get_judge
+    if judge is None:  # the run's judge (runtime/run_state.py), built on first need
+        from ambi_plugin.runtime.run_state import current
 
-        judge = get_judge()
+        judge = current().judge_for()
     if ttype == "description":
         score = judge.description_score(
             text,
@@ -151,7 +151,9 @@ def apply_override(rec: dict, item: dict, override: Mapping[str, Any] | None) ->
 
 def score_item_llm(rec: dict, response: Any, *, judge=None, override: Mapping[str, Any] | None = None) -> dict:
     """The rule-based item score plus the judge's verdict (and a reviewer's override, if any)."""
-    item = score_item(rec, response)
+    from ambi_plugin.runtime.run_state import current
+
+    item = score_item(rec, response, judge_provider=current().judge_for)  # the run's judge where the rules need one
     item["response"] = "" if response is None else str(response)
     item.update(judge_item(rec, response, judge=judge))
     return apply_override(rec, item, override)

@@ -67,10 +67,10 @@ def metric_names(*, by_category: bool) -> list[str]:
 
 
 def _judge_choice(rec: dict, response: str, judge: Any) -> tuple[int | None, bool, list[str]]:
-    if judge is None:
-        from ambi_plugin.judge import get_judge
+    if judge is None:  # the run's judge (runtime/run_state.py), built on first need
+        from ambi_plugin.runtime.run_state import current
 
-        judge = get_judge()
+        judge = current().judge_for()
     choice = judge.mcq_match(rec.get("question") or "", list(rec["options"]), response)
     if choice.error or choice.value is None:
         return None, True, list(choice.raw)
