@@ -25,6 +25,9 @@ from ambi_plugin.core.answers import gold_response, wrong_response
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import metric_names, score_item
 
+# core scoring called directly with no judge: the judge layer's default, installed explicitly (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("default_judge_provider")
+
 
 def _records(folder: Path) -> dict[str, list[dict]]:
     return {p.stem: read_records(p) for p in sorted(Path(folder).glob("*.jsonl"))}

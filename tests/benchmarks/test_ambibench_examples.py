@@ -11,6 +11,9 @@ from ambi_plugin.benchmarks.ambibench.importer import record_from_row, task_of
 from ambi_plugin.core.scoring import score_item
 from ambi_plugin.runtime.hooks import build_prompt
 
+# core scoring called directly with no judge: the judge layer's default, installed explicitly (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("default_judge_provider")
+
 CASES = [(ex, out, label) for ex in A10_EXAMPLES for out, label in ex.outputs]
 
 

@@ -18,6 +18,9 @@ from ambi_plugin.core.answers import gold_response, wrong_response
 from ambi_plugin.core.schema import read_records
 from ambi_plugin.core.scoring import aggregate, metric_names, score_item
 
+# core scoring called directly with no judge: the judge layer's default, installed explicitly (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("default_judge_provider")
+
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 
 
