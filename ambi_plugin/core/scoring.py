@@ -30,11 +30,10 @@ Metric names (see ``METRICS_BY_TYPE``):
                           be read (they count as not correct; see ``ambi_plugin.judge``)
 ========================  =====================================================================
 
-Open, region and description items are decided by a judge handed in (``score_item(..., judge=)``), else by the
-judge provider handed in (``judge_provider=``, called when such an item first needs a judge; the runtime hands in
-its run's, ``ambi_plugin.runtime.run_state``: offline by default), see ``core/judging.py``; one ``set_match``
-judgement per view, and record ``item["judge"]`` = backend,
-model, rounds, every raw reply, and whether a verdict errored.
+Open, region and description items are decided by a judge handed in (``judge=``), else by the provider handed in
+(``judge_provider=``, called on first need; the runtime hands in its run's: ``core/judging.py``), one ``set_match``
+judgement per view, and record ``item["judge"]`` = backend, model, rounds, every raw reply, and whether a verdict
+errored.
 """
 
 from __future__ import annotations
