@@ -2,8 +2,8 @@
 
 A zip is unpacked into the cache once (:func:`ambi_plugin.benchmarks.release.unpack_zip`). Before a byte is
 written, :func:`members_to_unpack` picks the entries a loader reads (annotations, records, images, videos, an
-inner zip of images; macOS ``__MACOSX`` / ``._`` entries and paths with ``..`` or a root are left out) and
-refuses the archive, naming it and the limit, when
+inner zip of images; macOS ``__MACOSX`` / ``._`` entries and paths with ``..``, a root or a drive letter are
+left out, ``\\`` read as a separator on every system) and refuses the archive, naming it and the limit, when
 
 * the entries would inflate to more than ``AMBI_UNPACK_MAX_GB`` gigabytes (default 64), or
 * an entry, or the entries together, inflate more than ``AMBI_UNPACK_MAX_RATIO`` times their compressed size
