@@ -66,6 +66,23 @@ def test_t_distribution_fallback_matches_scipy(t, df):
     assert S._betainc(df / 2, 0.5, df / (df + t * t)) == pytest.approx(2 * sps.t.sf(abs(t), df), rel=1e-9)
 
 
+def test_incomplete_beta_by_hand_and_against_scipy():
+    """I_x(1, 1) = x, I_x(a, 1) = x^a, I_x(1, b) = 1 - (1 - x)^b, I_1/2(a, a) = 1/2; x = 1/2 is the symmetry
+    threshold (a + 1) / (a + b + 2) for a = b, and for (1, 3) the point just past it."""
+    from scipy.special import betainc
+
+    for x in (0.1, 0.25, 0.5, 0.75, 0.9):
+        assert S._betainc(1.0, 1.0, x) == pytest.approx(x, rel=1e-12)
+        assert S._betainc(2.5, 1.0, x) == pytest.approx(x**2.5, rel=1e-12)
+        assert S._betainc(1.0, 3.0, x) == pytest.approx(1 - (1 - x) ** 3, rel=1e-12)
+    for a in (0.5, 2.0, 7.0, 40.0):
+        assert S._betainc(a, a, 0.5) == pytest.approx(0.5, rel=1e-12)
+    assert S._betainc(2.0, 0.5, 0.0) == 0.0 and S._betainc(2.0, 0.5, 1.0) == 1.0
+    for a, b in ((0.5, 0.5), (1.0, 3.0), (3.0, 50.0), (50.0, 3.0), (200.0, 300.0)):
+        for x in (0.05, (a + 1) / (a + b + 2), (a + 1.5) / (a + b + 2), 0.5, 0.95):
+            assert S._betainc(a, b, x) == pytest.approx(float(betainc(a, b, x)), rel=1e-9), (a, b, x)
+
+
 def test_bonferroni_uncapped_and_capped_by_hand():
     # AmbiBench Table 11 prints 1.865 for GPT5 / Mix: 0.373 x 5 comparisons, uncapped
     got = S.bonferroni([0.373, 0.0002, 0.00113], n_comparisons=5)
@@ -197,6 +214,23 @@ def test_the_paired_bootstrap_p_value_by_hand():
     assert (same.diff, same.low, same.high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
     one = S.paired_bootstrap([1.0], [0.25], n_resamples=99)
     assert (one.diff, one.low, one.high, one.p_value, one.n_resamples) == (0.75, 0.75, 0.75, 1 / 100, 99)
+    # a single resample is a bootstrap too: (1 + 0) / (1 + 1)
+    once = S.paired_bootstrap([0.5, 0.5], [0.0, 0.0], n_resamples=1)
+    assert (once.diff, once.low, once.high, once.p_value, once.n_resamples) == (0.5, 0.5, 0.5, 0.5, 1)
+
+
+def test_the_paired_bootstrap_p_value_does_not_depend_on_the_unit():
+    """Differences in units of 1e-9 or 1e6 (a fraction, a percentage, a count) give the same p-value from the same
+    resamples: a tie is a tie at any scale, and only rounding-sized gaps count as ties."""
+    for d, p in ((["1", "0"], None), (["0.1", "0.2", "-0.1"], None), (["1", "0.000001"], 0)):
+        ref = S.paired_bootstrap([float(x) for x in d], [0.0] * len(d), n_resamples=500, seed=8).p_value
+        for unit in ("1e-9", "0.01", "100", "1e6"):
+            scaled = [float(Fraction(x) * Fraction(unit)) for x in d]
+            assert S.paired_bootstrap(scaled, [0.0] * len(d), n_resamples=500, seed=8).p_value == ref, (d, unit)
+        if p is not None:
+            # (1, 0.000001): the resamples (1, 1) and (10^-6, 10^-6) fall 10^-6 short of the observed 0.5000005: no
+            # resample reaches it (the exact p is 0), so the bootstrap's is 1 / (1 + 500)
+            assert _exact_bootstrap_p(d) == p and ref == 1 / 501
 
 
 def _exact_bootstrap_p(d: list[str]) -> Fraction:
