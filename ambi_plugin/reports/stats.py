@@ -17,8 +17,8 @@
 
 Pure functions on lists of floats; the t distribution comes from :mod:`scipy.stats` when installed and
 otherwise from a regularized incomplete beta function implemented here (the same p-values to ~1e-9 relative,
-1e-11 up to 10^4 degrees of freedom); the normal
-quantile from :class:`statistics.NormalDist`; the binomial tail of McNemar's test is summed exactly in integers.
+1e-11 up to 10^4 degrees of freedom); the normal quantile from :class:`statistics.NormalDist`; the binomial tail
+of McNemar's test is summed exactly in integers.
 """
 
 from __future__ import annotations
