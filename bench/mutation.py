@@ -71,7 +71,10 @@ MODULES: dict[str, Target] = {
         ("ambi_plugin/core/scoring.py",),
         ("tests/core/test_score_item.py", "tests/core/test_scoring.py", "tests/core/test_judging.py"),
     ),
-    "reports/stats.py": Target(("ambi_plugin/reports/stats.py",), ("tests/reports/test_stats.py",)),
+    "reports/stats.py": Target(
+        ("ambi_plugin/reports/stats.py",),
+        ("tests/reports/test_stats.py", "tests/reports/test_intervals_and_paired_tests.py"),
+    ),
     "redact.py": Target(("ambi_plugin/redact.py",), ("tests/test_redact.py",)),
     "benchmarks/archives.py": Target(("ambi_plugin/benchmarks/archives.py",), ("tests/benchmarks/test_archives.py",)),
     "lmms/preflight.py": Target(("ambi_plugin/lmms/preflight.py",), ("tests/lmms/test_preflight.py",)),

@@ -2,8 +2,8 @@
 
 A zip is unpacked into the cache once (:func:`ambi_plugin.benchmarks.release.unpack_zip`). Before a byte is
 written, :func:`members_to_unpack` picks the entries a loader reads (annotations, records, images, videos, an
-inner zip of images; macOS ``__MACOSX`` / ``._`` entries and paths with ``..`` or a root are left out) and
-refuses the archive, naming it and the limit, when
+inner zip of images; macOS ``__MACOSX`` / ``._`` entries and paths with ``..``, a root or a drive letter are
+left out, ``\\`` read as a separator on every system) and refuses the archive, naming it and the limit, when
 
 * the entries would inflate to more than ``AMBI_UNPACK_MAX_GB`` gigabytes (default 64), or
 * an entry, or the entries together, inflate more than ``AMBI_UNPACK_MAX_RATIO`` times their compressed size
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 READ_SUFFIXES = frozenset(
     {".json", ".jsonl", ".parquet", ".csv", ".tsv", ".txt", ".md", ".yaml", ".yml", ".zip"}  # annotations
@@ -56,9 +56,11 @@ def _limit(name: str, default: float) -> float:
 
 
 def is_read(name: str) -> bool:
-    """A member a loader reads: a known suffix, a safe relative path, no macOS metadata."""
-    parts = PurePosixPath(name.replace("\\", "/")).parts
-    if not parts or name.startswith(("/", "\\")) or ".." in parts or Path(name).is_absolute():
+    """A member a loader reads: a known suffix, a relative path that stays inside the folder on any system (no root,
+    no drive letter, no ``..``; a backslash read as a separator, as Windows reads it), no macOS metadata."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    parts = path.parts
+    if not parts or path.is_absolute() or PureWindowsPath(name).drive or ".." in parts:
         return False
     if "__MACOSX" in parts or parts[-1].startswith("._"):
         return False
@@ -67,7 +69,8 @@ def is_read(name: str) -> bool:
 
 def members_to_unpack(zf: zipfile.ZipFile, archive: str | Path) -> list[zipfile.ZipInfo]:
     """The entries to unpack, after the limits are checked (:class:`ArchiveRefused` otherwise)."""
-    max_bytes = _limit("AMBI_UNPACK_MAX_GB", DEFAULT_MAX_GB) * 1e9
+    max_gb = _limit("AMBI_UNPACK_MAX_GB", DEFAULT_MAX_GB)
+    max_bytes = max_gb * 1e9
     max_ratio = _limit("AMBI_UNPACK_MAX_RATIO", DEFAULT_MAX_RATIO)
     chosen = [i for i in zf.infolist() if not i.is_dir() and is_read(i.filename)]
     total = sum(i.file_size for i in chosen)
@@ -75,16 +78,16 @@ def members_to_unpack(zf: zipfile.ZipFile, archive: str | Path) -> list[zipfile.
     if total > max_bytes:
         raise ArchiveRefused(
             f"{archive}: refused: its files would unpack to {total / 1e9:.2f} GB, over the limit of "
-            f"{max_bytes / 1e9:g} GB (set AMBI_UNPACK_MAX_GB to allow more); nothing was unpacked"
+            f"{max_gb:g} GB (set AMBI_UNPACK_MAX_GB to allow more); nothing was unpacked"
         )
-    for info in chosen:
-        if info.file_size > RATIO_FLOOR and info.file_size > max_ratio * max(info.compress_size, 1):
+    for info in chosen:  # an entry that declares 0 packed bytes and more than the floor is over any ratio
+        if info.file_size > RATIO_FLOOR and info.file_size > max_ratio * info.compress_size:
             raise ArchiveRefused(
                 f"{archive}: refused: entry {info.filename!r} inflates {info.file_size / max(info.compress_size, 1):.0f}"
                 f" times ({info.compress_size} -> {info.file_size} bytes), over the limit of {max_ratio:g} "
                 "(set AMBI_UNPACK_MAX_RATIO to allow more); nothing was unpacked"
             )
-    if total > RATIO_FLOOR and total > max_ratio * max(packed, 1):
+    if total > RATIO_FLOOR and total > max_ratio * packed:
         raise ArchiveRefused(
             f"{archive}: refused: its files inflate {total / max(packed, 1):.0f} times ({packed} -> {total} bytes), "
             f"over the limit of {max_ratio:g} (set AMBI_UNPACK_MAX_RATIO to allow more); nothing was unpacked"
@@ -97,7 +100,7 @@ def open_zip(archive: str | Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(archive)
     except zipfile.BadZipFile as exc:
-        size = Path(archive).stat().st_size if Path(archive).is_file() else 0
+        size = Path(archive).stat().st_size  # it was opened: it exists
         raise NotAZip(
             f"{archive} is not a zip file ({exc}; {size} bytes). A release read as a zip must be the archive as "
             "downloaded, complete: download it again, or unpack it and point at the folder"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ambi_plugin.benchmarks.archives import ArchiveRefused
+from ambi_plugin.benchmarks.archives import ArchiveRefused, check_zip, is_read
 from ambi_plugin.benchmarks.release import unpack_zip
 
 MB = 1 << 20
@@ -162,5 +162,126 @@ def test_a_file_that_is_not_a_zip_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv("AMBI_CACHE", str(tmp_path / "cache"))
     fake = tmp_path / "AmbiBench.zip"
     fake.write_text("<html>rate limited</html>")
-    with pytest.raises(NotAZip, match=rf"^{fake} is not a zip file \(File is not a zip file; 25 bytes\)\. "):
+    with pytest.raises(NotAZip) as err:
         unpack_zip(fake, benchmark="ambibench")
+    assert str(err.value) == (
+        f"{fake} is not a zip file (File is not a zip file; 25 bytes). A release read as a zip must be the archive as "
+        "downloaded, complete: download it again, or unpack it and point at the folder"
+    )
+
+
+# -- the limits at their exact boundaries, on zips whose headers declare the sizes (what a zip bomb's headers say;
+# the limits read only the declared sizes, so nothing of these sizes is written or read)
+
+
+def _declaring(path: Path, entries: dict[str, tuple[int, int]]) -> Path:
+    """A zip whose entries hold ``packed`` stored bytes each and declare ``size`` bytes unpacked: {name: (packed,
+    size)}. The central directory, which the limits read, is written at close from the entries' declared sizes."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for name, (packed, size) in entries.items():
+            zf.writestr(name, bytes(packed))
+            zf.getinfo(name).file_size = size
+    with zipfile.ZipFile(path) as zf:  # the zip as it is read declares what was asked
+        assert [(i.compress_size, i.file_size) for i in zf.infolist()] == list(entries.values())
+    return path
+
+
+def test_is_read_keeps_every_path_inside_the_folder_on_any_system():
+    assert is_read("rel/images/a.png") and is_read("a.JPG") and is_read("rel\\images\\a.png")
+    for name in (
+        "",  # no name at all
+        "../escape.json", "rel/../../escape.json", "rel\\..\\..\\escape.json",  # up and out, / or \ separated
+        "/etc/x.json", "\\etc\\x.json", "//server/share/x.png", "\\\\server\\share\\x.png",  # a root
+        "C:/Windows/x.png", "c:x.png", "D:\\x.json",  # a drive letter (absolute or drive-relative on Windows)
+    ):  # fmt: skip
+        assert not is_read(name), name
+    # macOS metadata: anything under __MACOSX, and an AppleDouble ._ file at any depth (the file name, not a folder)
+    for name in ("__MACOSX/x.png", "rel/__MACOSX/images/x.png", "._x.png", "rel/._x.png", "rel/images/._x.png"):
+        assert not is_read(name), name
+    assert is_read("._rel/images/x.png") and is_read("rel/__MACOSX.png")  # only the exact names are metadata
+    assert not is_read("rel/tools/setup.exe") and not is_read("rel/README")
+
+
+def test_the_size_limit_is_exact(tmp_path, monkeypatch):
+    monkeypatch.setenv("AMBI_UNPACK_MAX_RATIO", "1e12")  # the size limit alone
+    monkeypatch.setenv("AMBI_UNPACK_MAX_GB", "1")
+    at = _declaring(tmp_path / "at.zip", {"a.png": (10, 600_000_000), "b.png": (10, 400_000_000)})
+    check_zip(at)  # 10^9 bytes: exactly 1 GB, allowed
+    over = _declaring(tmp_path / "over.zip", {"a.png": (10, 600_000_000), "b.png": (10, 400_000_001)})
+    with pytest.raises(ArchiveRefused) as err:
+        check_zip(over)
+    assert str(err.value) == (
+        f"{over}: refused: its files would unpack to 1.00 GB, over the limit of 1 GB (set AMBI_UNPACK_MAX_GB to "
+        "allow more); nothing was unpacked"
+    )
+    odd = _declaring(tmp_path / "odd.zip", {"a.png": (10, 1_005_000_001)})
+    with pytest.raises(ArchiveRefused, match=r"would unpack to 1\.01 GB, over the limit of 1 GB "):
+        check_zip(odd)  # 1.005000001 GB, rounded to two decimals
+    # the default, 64 GB: sixteen entries of 4 GB are allowed, one byte more is not
+    monkeypatch.delenv("AMBI_UNPACK_MAX_GB")
+    sizes = {f"v/{k:02d}.mp4": (10, 4_000_000_000) for k in range(16)}
+    check_zip(_declaring(tmp_path / "64.zip", sizes))
+    sizes["v/15.mp4"] = (10, 4_000_000_001)
+    with pytest.raises(ArchiveRefused, match=r"would unpack to 64\.00 GB, over the limit of 64 GB "):
+        check_zip(_declaring(tmp_path / "64+1.zip", sizes))
+
+
+def test_the_ratio_limit_and_its_floor_are_exact(tmp_path, monkeypatch):
+    floor = 16 * MB
+    # an entry of exactly 16 MiB is never checked, however well it packs; one byte more is
+    check_zip(_declaring(tmp_path / "floor.zip", {"a.png": (1, floor)}))
+    over = _declaring(tmp_path / "floor+1.zip", {"a.png": (1, floor + 1)})
+    with pytest.raises(ArchiveRefused) as err:
+        check_zip(over)
+    assert str(err.value) == (
+        f"{over}: refused: entry 'a.png' inflates {floor + 1} times (1 -> {floor + 1} bytes), over the limit of 200 "
+        "(set AMBI_UNPACK_MAX_RATIO to allow more); nothing was unpacked"
+    )
+    # the default ratio, 200: 100 000 -> 20 000 000 bytes is exactly 200 (allowed, for the entry and the total)
+    check_zip(_declaring(tmp_path / "200.zip", {"a.png": (100_000, 20_000_000)}))
+    over = _declaring(tmp_path / "200+.zip", {"a.png": (100_000, 20_000_001)})
+    with pytest.raises(ArchiveRefused, match=r"entry 'a\.png' inflates 200 times \(100000 -> 20000001 bytes\), over"):
+        check_zip(over)
+    # a set limit, with an entry that packs to 1 byte: 10^7 allowed, 10^7 + 1 refused
+    monkeypatch.setenv("AMBI_UNPACK_MAX_RATIO", "1e7")
+    check_zip(_declaring(tmp_path / "1e7.zip", {"a.png": (2, 20_000_000)}))
+    with pytest.raises(
+        ArchiveRefused, match=r"inflates 17000000 times \(1 -> 17000000 bytes\), over the limit of 1e\+07"
+    ):
+        check_zip(_declaring(tmp_path / "1e7+.zip", {"a.png": (1, 17_000_000)}))
+    # an entry that declares no packed byte at all and more than the floor is over any ratio
+    with pytest.raises(ArchiveRefused, match=r"entry 'a\.png' inflates 17000000 times \(0 -> 17000000 bytes\)"):
+        check_zip(_declaring(tmp_path / "empty.zip", {"a.png": (0, 17_000_000)}))
+
+
+def test_the_total_ratio_and_its_floor_are_exact(tmp_path):
+    half = 8 * MB  # each entry under the floor: only the total is checked
+    check_zip(_declaring(tmp_path / "floor.zip", {"a.png": (1, half), "b.png": (0, half)}))  # 16 MiB: not checked
+    over = _declaring(tmp_path / "floor+1.zip", {"a.png": (1, half), "b.png": (0, half + 1)})
+    with pytest.raises(ArchiveRefused) as err:
+        check_zip(over)
+    assert str(err.value) == (
+        f"{over}: refused: its files inflate {2 * half + 1} times (1 -> {2 * half + 1} bytes), over the limit of 200 "
+        "(set AMBI_UNPACK_MAX_RATIO to allow more); nothing was unpacked"
+    )
+    check_zip(_declaring(tmp_path / "200.zip", {"a.png": (50_000, 10_000_000), "b.png": (50_000, 10_000_000)}))
+    with pytest.raises(ArchiveRefused, match=r"its files inflate 200 times \(100000 -> 20000001 bytes\), over"):
+        check_zip(_declaring(tmp_path / "200+.zip", {"a.png": (50_000, 10_000_000), "b.png": (50_000, 10_000_001)}))
+    # members a loader does not read are not unpacked, so they count neither way
+    check_zip(_declaring(tmp_path / "skipped.zip", {"a.png": (100_000, 20_000_000), "b.bin": (0, 15 * MB)}))
+
+
+def test_a_limit_variable_must_be_a_positive_number(tmp_path, monkeypatch):
+    archive = _declaring(tmp_path / "small.zip", {"a.png": (10, 10)})
+    monkeypatch.setenv("AMBI_UNPACK_MAX_GB", "")  # set but empty: the default, as if unset
+    monkeypatch.setenv("AMBI_UNPACK_MAX_RATIO", "")
+    check_zip(archive)
+    for raw in ("0", "-1"):
+        monkeypatch.setenv("AMBI_UNPACK_MAX_RATIO", raw)
+        with pytest.raises(ArchiveRefused) as err:
+            check_zip(archive)
+        assert str(err.value) == f"$AMBI_UNPACK_MAX_RATIO='{raw}' must be > 0 (default 200)"
+    monkeypatch.setenv("AMBI_UNPACK_MAX_RATIO", "x")
+    with pytest.raises(ArchiveRefused) as err:
+        check_zip(archive)
+    assert str(err.value) == "$AMBI_UNPACK_MAX_RATIO='x' is not a number (default 200)"
