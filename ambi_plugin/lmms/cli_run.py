@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.redact import redact, secret_values
-from ambi_plugin.reports.results import find_results_json
 
 
 def lmms_eval_argv() -> list[str]:
@@ -188,10 +187,10 @@ def run_lmms_eval(
     new = claim_results(run_dir, run_id, before)
     if not new:
         return run
-    run.results_path = find_results_json(max(new, key=lambda p: p.stat().st_mtime_ns))
+    run.results_path = max(new, key=lambda p: p.stat().st_mtime_ns)  # the newest, as lmms-eval writes one per run
     run.results = json.loads(run.results_path.read_text())
-    for path in run_dir.rglob("*_samples_*.jsonl"):
-        run.samples[path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]] = path
+    for path in run_dir.rglob("*_samples_*.jsonl"):  # <date>_samples_<task>.jsonl
+        run.samples[path.name.partition("_samples_")[2].removesuffix(".jsonl")] = path
     return run
 
 
