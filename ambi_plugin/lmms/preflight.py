@@ -237,7 +237,7 @@ def _uses_judge(cfg: dict) -> bool:
     """A task of a judged type (open, region, description), or one with a judge's metric (``*llm*``, ``judge*``)."""
     if str((cfg.get("metadata") or {}).get("task_type")) in _JUDGED_TYPES:
         return True
-    metrics = [str(m["metric"]) for m in cfg.get("metric_list") or [] if isinstance(m, dict) and "metric" in m]
+    metrics = [str(m.get("metric")) for m in cfg.get("metric_list") or [] if isinstance(m, dict)]
     return any("llm" in m or m.startswith("judge") for m in metrics)
 
 
