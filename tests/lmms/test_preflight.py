@@ -1,6 +1,9 @@
-"""Unit tests of the preflight (lmms/preflight.py): which tasks it checks, what a problem says and how it is fixed,
-the block a user reads (once, and offering --skip-missing only when a task could run), and a release without rows
-for a task (run on zero rows, not a problem). The end-to-end runs are in tests/e2e/test_first_run.py."""
+"""Unit tests of the preflight (lmms/preflight.py): which tasks it checks (groups expanded, a user's tasks, which
+need the judge), what a problem says and how it is fixed (per source, per setting that stopped the read, per judge
+backend; video items without PyAV), the block a user reads (once, and offering --skip-missing only when a task could
+run), the tasks --skip-missing runs on zero rows, and a release without rows for a task (run on zero rows, not a
+problem). Packages are made "not installed" through sys.modules, as a missing one looks to importlib. The
+end-to-end runs are in tests/e2e/test_first_run.py."""
 
 from __future__ import annotations
 
