@@ -40,7 +40,7 @@ class LmmsRun:
 
 
 def _results_files(output: Path) -> dict[Path, int]:
-    return {p: p.stat().st_mtime_ns for p in Path(output).rglob("*results*.json")} if Path(output).is_dir() else {}
+    return {p: p.stat().st_mtime_ns for p in Path(output).rglob("*results*.json")}  # none below a missing folder
 
 
 RUN_ID_ENV = "AMBI_RUN_ID"  # the child writes it into its results JSON (ambi_plugin.run_id): a run claims only its own
@@ -52,7 +52,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         import ctypes
         import signal
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - not Linux: the signal forwarding below still applies
         pass
 
@@ -79,8 +79,7 @@ def run_child(
         env=env,
         stdout=pipe,
         stderr=subprocess.PIPE if capture else None,
-        text=pipe is not None,
-        errors="replace",
+        errors="replace",  # text pipes (errors= makes them text), bytes that do not decode replaced
         preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
     )
     copier = None
@@ -91,8 +90,7 @@ def run_child(
 
     def forward(signum, _frame):
         forwarded.append(signum)
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signum)
+        proc.send_signal(signum)  # a child already gone is skipped (Popen.send_signal)
 
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

@@ -7,6 +7,7 @@ minute here, once per mutant of a mutation run: the real runs are in tests/e2e/)
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -229,16 +230,70 @@ def test_a_signal_to_us_reaches_the_child_and_we_end_as_it_asked_once_the_child_
 
     sender = threading.Thread(target=send)
     sender.start()
+    stop: BaseException | None = None
     try:
-        with pytest.raises(raised) as stop:
+        try:
             cli_run.run_child([PY, "-c", SIGNALLED, str(said), str(ready)], env=None, timeout=60, capture=True)
-        assert said.read_text() == sig.name and got == []
+        except BaseException as exc:  # noqa: BLE001 - which one is the point (a KeyboardInterrupt must not escape)
+            stop = exc
+        assert type(stop) is raised and said.read_text() == sig.name and got == []
         if raised is SystemExit:
-            assert stop.value.code == 128 + sig
+            assert stop.code == 128 + sig
         assert signal.getsignal(sig) is ours  # restored after the run
     finally:
         sender.join()
         signal.signal(sig, before)
+
+
+def test_a_log_copier_left_behind_never_holds_up_our_exit(tmp_path):
+    """A child stopped for its time may leave a process of its own holding its output open: the thread that copies
+    the output into the log then never ends, and must not keep this process from exiting (a daemon thread)."""
+    pid_file = tmp_path / "grandchild"
+    holder = "import time; time.sleep(120)"
+    code = (
+        f"import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', {holder!r}]); "
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(120)"
+    )
+    before = set(threading.enumerate())
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            cli_run.run_child([PY, "-c", code], env=None, timeout=3, log=tmp_path / "log")
+        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        assert left and all(t.daemon for t in left)
+    finally:
+        if pid_file.exists() and pid_file.read_text():
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def _utf8_roundtrip(tmp):
+    """A results file with non-ASCII text is owned, and a child's non-ASCII output logged whole; -> [owned, log]."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from ambi_plugin.lmms.cli_run import owns_results, run_child
+
+    run_dir = Path(tmp) / "run-1"
+    run_dir.mkdir(parents=True)
+    results = run_dir / "x_results.json"
+    data = {"ambi_plugin": {"run_id": "run-1"}, "prompt": "D\u00e9j\u00e0 vu \u2713"}
+    results.write_bytes(json.dumps(data, ensure_ascii=False).encode("utf-8"))  # as lmms-eval writes it
+    child = "import sys; sys.stdout.buffer.write('D\\u00e9j\\u00e0 vu \\u2713\\n'.encode()); print('done')"
+    run_child([sys.executable, "-c", child], env=None, timeout=60, log=Path(tmp) / "log")
+    return [owns_results(results, "run-1", run_dir), (Path(tmp) / "log").read_bytes().decode("utf-8")]
+
+
+def test_the_log_and_the_results_are_utf8_whatever_the_locale(tmp_path):
+    """Read and written as UTF-8 (lmms-eval writes its results JSON so), here and under an ASCII locale."""
+    owned, log = _utf8_roundtrip(tmp_path / "here")
+    assert owned is True and log == "D\u00e9j\u00e0 vu \u2713\ndone\n"
+    script = f"{inspect.getsource(_utf8_roundtrip)}\nprint(json.dumps(_utf8_roundtrip({str(tmp_path / 'ascii')!r})))"
+    ascii_env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+    proc = subprocess.run([PY, "-c", f"import json\n{script}"], env=ascii_env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    owned, log = json.loads(proc.stdout.splitlines()[-1])
+    assert owned is True, proc.stderr
+    assert log.splitlines()[1:] == ["done"]  # the whole output (the pipe read as ASCII: the first line replaced)
 
 
 def test_a_child_run_from_another_thread_runs_without_forwarding(tmp_path):
@@ -260,7 +315,37 @@ def _alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")  # a zombie is dead
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+# The child prints the signal it gets when its parent dies (prctl PR_GET_PDEATHSIG; 0: none).
+DEATH_SIGNAL = """
+import ctypes
+sig = ctypes.c_int()
+ctypes.CDLL("libc.so.6").prctl(2, ctypes.byref(sig))
+print(sig.value)
+"""
+
+
+@LINUX
+def test_the_child_gets_sigterm_when_its_parent_dies():
+    assert cli_run.run_child([PY, "-c", DEATH_SIGNAL], env=None, timeout=60, capture=True) == (0, "15\n", "")
+    assert subprocess.run([PY, "-c", DEATH_SIGNAL], capture_output=True, text=True).stdout == "0\n"  # not by default
+
+
+@LINUX
+def test_die_with_parent_sets_the_parent_death_signal_of_the_process_it_runs_in():
+    import ctypes
+
+    libc = ctypes.CDLL("libc.so.6")
+    sig = ctypes.c_int()
+    try:
+        cli_run._die_with_parent()  # as the child runs it between fork and exec; here in this process, undone below
+        libc.prctl(2, ctypes.byref(sig))
+        assert sig.value == signal.SIGTERM
+    finally:
+        libc.prctl(1, 0)
+
+
+@LINUX
 def test_the_child_dies_with_its_parent_even_by_kill_9(tmp_path):
     pid_file = tmp_path / "pid"
     child = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)"
