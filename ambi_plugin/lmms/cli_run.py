@@ -52,7 +52,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         import ctypes
         import signal
 
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG; libc's prctl, whichever libc (glibc, musl)
     except Exception:  # noqa: BLE001 - not Linux: the signal forwarding below still applies
         pass
 

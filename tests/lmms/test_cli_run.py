@@ -320,7 +320,7 @@ LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_
 DEATH_SIGNAL = """
 import ctypes
 sig = ctypes.c_int()
-ctypes.CDLL("libc.so.6").prctl(2, ctypes.byref(sig))
+ctypes.CDLL(None).prctl(2, ctypes.byref(sig))
 print(sig.value)
 """
 
@@ -335,7 +335,7 @@ def test_the_child_gets_sigterm_when_its_parent_dies():
 def test_die_with_parent_sets_the_parent_death_signal_of_the_process_it_runs_in():
     import ctypes
 
-    libc = ctypes.CDLL("libc.so.6")
+    libc = ctypes.CDLL(None)
     sig = ctypes.c_int()
     try:
         cli_run._die_with_parent()  # as the child runs it between fork and exec; here in this process, undone below
