@@ -78,7 +78,9 @@ MODULES: dict[str, Target] = {
     "redact.py": Target(("ambi_plugin/redact.py",), ("tests/test_redact.py",)),
     "benchmarks/archives.py": Target(("ambi_plugin/benchmarks/archives.py",), ("tests/benchmarks/test_archives.py",)),
     "lmms/preflight.py": Target(("ambi_plugin/lmms/preflight.py",), ("tests/lmms/test_preflight.py",)),
-    "lmms/cli_run.py": Target(("ambi_plugin/lmms/cli_run.py",), ("tests/lmms/test_cli_run.py",)),
+    "lmms/cli_run.py": Target(
+        ("ambi_plugin/lmms/cli_run.py",), ("tests/lmms/test_cli_run.py", "tests/lmms/test_run_guards.py")
+    ),
     "analysis/scores.py": Target(("ambi_plugin/analysis/scores.py",), ("tests/analysis/test_scores.py",)),
     "analysis/patching.py": Target(("ambi_plugin/analysis/patching.py",), ("tests/analysis/test_patching.py",)),
 }

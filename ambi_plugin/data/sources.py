@@ -187,10 +187,15 @@ def _built_root(source: str) -> Path | None:
     return materialize_built(folder) if folder is not None else None
 
 
+def source_name(dataset_path: str) -> str:
+    """The source an ``ambi://<source>`` path names (``ambi://synth/`` -> ``synth``)."""
+    return dataset_path[len(SCHEME) :].strip("/")
+
+
 def source_root(dataset_path: str) -> Path:
     if not dataset_path.startswith(SCHEME):
         raise DatasetSpecError(f"not an ambi dataset path: {dataset_path!r}")
-    source = dataset_path[len(SCHEME) :].strip("/")
+    source = source_name(dataset_path)
     if source == "local":
         return SOURCES[source]()
     from ambi_plugin.config import data_dir
@@ -364,12 +369,13 @@ def resolve_jsonl(dataset_path: str, name: str, *, allow_empty: bool = False) ->
     return out
 
 
-def skip_task(task: str, dataset_path: str, name: str, reason: str) -> None:
+def skip_task(task: str, reason: str, records: tuple[str, str] | None = None) -> None:
     """A task whose preflight failed, in a run with ``AMBI_SKIP_MISSING=1``: it runs on zero rows (the one-row
-    stand-in no model sees) and reports NaN with ``reason``; its records are never resolved."""
+    stand-in no model sees) and reports NaN with ``reason``; its records (``(ambi://<source>, dataset_name)``, when
+    it reads ours) are never resolved."""
     skipped_tasks()[task] = reason  # the run's (runtime/run_state.py)
-    if dataset_path.startswith(SCHEME) and name:
-        NO_RECORDS[(dataset_path, name)] = f"preflight failed: {reason}"
+    if records is not None and records[1]:
+        NO_RECORDS[records] = f"preflight failed: {reason}"
 
 
 __all__ = [
@@ -381,5 +387,7 @@ __all__ = [
     "mark_tasks_without_records",
     "no_records_reason",
     "resolve_jsonl",
+    "skip_task",
+    "source_name",
     "source_root",
 ]

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ambi_plugin.redact import redact, secret_values
-from ambi_plugin.reports.results import find_results_json
 
 
 def lmms_eval_argv() -> list[str]:
@@ -41,7 +40,7 @@ class LmmsRun:
 
 
 def _results_files(output: Path) -> dict[Path, int]:
-    return {p: p.stat().st_mtime_ns for p in Path(output).rglob("*results*.json")} if Path(output).is_dir() else {}
+    return {p: p.stat().st_mtime_ns for p in Path(output).rglob("*results*.json")}  # none below a missing folder
 
 
 RUN_ID_ENV = "AMBI_RUN_ID"  # the child writes it into its results JSON (ambi_plugin.run_id): a run claims only its own
@@ -53,7 +52,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         import ctypes
         import signal
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG; libc's prctl, whichever libc (glibc, musl)
     except Exception:  # noqa: BLE001 - not Linux: the signal forwarding below still applies
         pass
 
@@ -80,8 +79,7 @@ def run_child(
         env=env,
         stdout=pipe,
         stderr=subprocess.PIPE if capture else None,
-        text=pipe is not None,
-        errors="replace",
+        errors="replace",  # text pipes (errors= makes them text), bytes that do not decode replaced
         preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
     )
     copier = None
@@ -92,8 +90,7 @@ def run_child(
 
     def forward(signum, _frame):
         forwarded.append(signum)
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signum)
+        proc.send_signal(signum)  # a child already gone is skipped (Popen.send_signal)
 
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -188,10 +185,10 @@ def run_lmms_eval(
     new = claim_results(run_dir, run_id, before)
     if not new:
         return run
-    run.results_path = find_results_json(max(new, key=lambda p: p.stat().st_mtime_ns))
+    run.results_path = max(new, key=lambda p: p.stat().st_mtime_ns)  # the newest, as lmms-eval writes one per run
     run.results = json.loads(run.results_path.read_text())
-    for path in run_dir.rglob("*_samples_*.jsonl"):
-        run.samples[path.name.split("_samples_", 1)[1].rsplit(".", 1)[0]] = path
+    for path in run_dir.rglob("*_samples_*.jsonl"):  # <date>_samples_<task>.jsonl
+        run.samples[path.name.partition("_samples_")[2].removesuffix(".jsonl")] = path
     return run
 
 

@@ -28,16 +28,17 @@ SHOWN_ENV = "AMBI_PREFLIGHT_SHOWN"  # set by ambi eval: the failed tasks whose b
 _JUDGED_TYPES = frozenset({"open", "region", "description"})
 
 
-def _on(name: str, default: str) -> bool:
-    return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
+def _on(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def enabled() -> bool:
-    return _on(PREFLIGHT_ENV, "1")
+    return _on(PREFLIGHT_ENV, True)
 
 
 def skip_missing() -> bool:
-    return _on(SKIP_ENV, "0")
+    return _on(SKIP_ENV, False)
 
 
 @dataclass
@@ -96,14 +97,14 @@ def our_tasks(names: list[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
 
-    def walk(name: str, depth: int = 0) -> None:
+    def walk(name: str) -> None:
         info = idx.get(name)
-        if info is None or name in seen or depth > 8:
+        if info is None or name in seen:  # a group that holds itself, directly or not, is walked once
             return
         seen.add(name)
         if info.kind == "group":
             for member in info.members:
-                walk(member, depth + 1)
+                walk(member)
         else:
             out.append(name)
 
@@ -132,7 +133,9 @@ def _what(exc: BaseException) -> str:
 def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None = None) -> str:
     """The command or variable that makes ``ambi://<source>`` resolvable. A download is suggested only where the
     data is missing; a copy that is there but cannot be read gets the fix for what is wrong with it."""
-    source = dataset_path.split("://", 1)[-1].strip("/")
+    from ambi_plugin.data.sources import source_name
+
+    source = source_name(dataset_path)
     if source == "synth":
         if "pyllusion" in message:
             return "pip install pyllusion (it draws the synthetic suite), or point AMBI_SYNTH_DIR at a built suite"
@@ -148,7 +151,7 @@ def _fix_for_source(dataset_path: str, message: str, exc: BaseException | None =
 
     entry = of_source(source)  # the benchmark's registry entry says how to get it
     repos = [h.repo for h in entry.hub] if entry is not None else []
-    var = entry.data_var if entry is not None else f"AMBI_{source.upper()}_DIR"
+    var = f"AMBI_{source.upper()}_DIR"  # what config.data_dir reads (BenchmarkEntry.data_var), ours or not
     if isinstance(exc, ArchiveRefused):
         return "if you trust this archive, raise the limit named above; otherwise get the release again"
     if isinstance(exc, BadRowError):
@@ -195,7 +198,7 @@ def importable(module: str) -> bool:
 def _video_needs_av(jsonl, kwargs: dict) -> bool:
     """Video items are sampled by us (PyAV) when the task sets ``video_frames``; a scan of the harness copy's bytes
     (no record decoded)."""
-    if not any((v or {}).get("video_frames") for v in kwargs.values() if isinstance(v, dict)):
+    if not any(v.get("video_frames") for v in kwargs.values() if isinstance(v, dict)):
         return False
     with open(jsonl, "rb") as fh:
         return b'\\"video\\": \\"' in fh.read()
@@ -221,23 +224,56 @@ def _judge_problem() -> Problem | None:
     needs = {"openai": "openai", "hf": "transformers"}.get(backend)
     if needs and not importable(needs):
         return Problem(f"the {backend} judge needs the package {needs}, which is not installed", f"pip install {needs}")
-    model = settings.model or ""
-    if backend == "hf" and model.startswith(("/", "./", "~")) and not os.path.exists(os.path.expanduser(model)):
-        return Problem(f"the hf judge's model folder {model} does not exist", "set AMBI_JUDGE_MODEL to a model folder")
+    # the hf judge's model is a folder or a Hub id; a Hub id never starts with "/", "." or "~" (nor holds "..")
+    if backend == "hf" and settings.model.startswith(("/", ".", "~")):
+        if not os.path.exists(os.path.expanduser(settings.model)):
+            return Problem(
+                f"the hf judge's model folder {settings.model} does not exist", "set AMBI_JUDGE_MODEL to a model folder"
+            )
     return None
 
 
 def _uses_judge(cfg: dict) -> bool:
-    meta = cfg.get("metadata") or {}
-    if str(meta.get("task_type", "")) in _JUDGED_TYPES:
+    """A task of a judged type (open, region, description), or one with a judge's metric (``*llm*``, ``judge*``)."""
+    if str((cfg.get("metadata") or {}).get("task_type")) in _JUDGED_TYPES:
         return True
-    metrics = [m.get("metric", "") for m in cfg.get("metric_list") or [] if isinstance(m, dict)]
+    metrics = [str(m.get("metric")) for m in cfg.get("metric_list") or [] if isinstance(m, dict)]
     return any("llm" in m or m.startswith("judge") for m in metrics)
+
+
+def _records(cfg: dict) -> tuple[str, str] | None:
+    """``(dataset_path, dataset_name)`` of a task that reads ``ambi://`` records; None for any other dataset."""
+    from ambi_plugin.data.sources import SCHEME
+
+    path = cfg.get("dataset_path")
+    if not (isinstance(path, str) and path.startswith(SCHEME)):
+        return None
+    return path, str(cfg.get("dataset_name") or "")
+
+
+def _records_problem(path: str, name: str, kwargs: dict) -> Problem | None:
+    """What stops a task from reading the records ``name`` of ``path``, if anything: they do not resolve, or their
+    video items need PyAV."""
+    from ambi_plugin.data.sources import resolve_jsonl
+
+    if not name:
+        return Problem(
+            f"a task reading {path} names no records (dataset_name)", "add dataset_name: <records name> to its YAML"
+        )
+    try:
+        jsonl = resolve_jsonl(path, name, allow_empty=True)
+        if _video_needs_av(jsonl, kwargs) and not importable("av"):
+            return Problem(
+                f"{path} records '{name}' hold video items, whose frames are read with PyAV, which is not installed",
+                "pip install av",
+            )
+    except Exception as exc:  # noqa: BLE001 - every failure to resolve is this task's problem
+        return Problem(_what(exc), _fix_for_source(path, _first_line(exc), exc))
+    return None
 
 
 def run_preflight(names: list[str]) -> Preflight:
     """Check every task of ours among ``names`` (see the module docstring). Never raises for a task's problem."""
-    from ambi_plugin.data.sources import SCHEME, resolve_jsonl
     from ambi_plugin.runtime.taskindex import index
 
     idx = index()
@@ -255,23 +291,12 @@ def run_preflight(names: list[str]) -> Preflight:
 
     for task in result.checked:
         cfg = idx[task].config
-        path, name = str(cfg.get("dataset_path") or ""), str(cfg.get("dataset_name") or "")
-        if path.startswith(SCHEME):
-            key = (path, name)
-            if key not in by_key:
-                by_key[key] = None
-                try:
-                    jsonl = resolve_jsonl(path, name, allow_empty=True)
-                    if _video_needs_av(jsonl, cfg.get("lmms_eval_specific_kwargs") or {}) and not importable("av"):
-                        by_key[key] = Problem(
-                            f"{path} records '{name}' hold video items, whose frames are read with PyAV, "
-                            "which is not installed",
-                            "pip install av",
-                        )
-                except Exception as exc:  # noqa: BLE001 - every failure to resolve is this task's problem
-                    by_key[key] = Problem(_what(exc), _fix_for_source(path, _first_line(exc), exc))
-            if by_key[key] is not None:
-                add(by_key[key], task)
+        records = _records(cfg)
+        if records is not None:
+            if records not in by_key:
+                by_key[records] = _records_problem(*records, cfg.get("lmms_eval_specific_kwargs") or {})
+            if by_key[records] is not None:
+                add(by_key[records], task)
                 continue
         if _uses_judge(cfg):
             if not judge:
@@ -289,7 +314,7 @@ def shown_key(result: Preflight) -> str:
 __all__ = ["Preflight", "Problem", "enabled", "our_tasks", "run_preflight", "shown_key", "skip_missing"]
 
 
-def check_or_exit(names: list[str], *, echo=None) -> Preflight | None:
+def check_or_exit(names: list[str]) -> Preflight | None:
     """Inside a run: the preflight of ``names``. With problems, print the block; without ``AMBI_SKIP_MISSING`` stop
     the process with exit code 2 (before any model is loaded), with it mark the failed tasks to run on zero rows."""
     import sys
@@ -301,7 +326,7 @@ def check_or_exit(names: list[str], *, echo=None) -> Preflight | None:
         return result
     skipping = skip_missing()
     if not (skipping and os.environ.get(SHOWN_ENV) == shown_key(result)):  # ambi eval has shown this very block
-        print(result.block(skipping=skipping), file=sys.stderr, flush=True)
+        print(result.block(skipping=skipping), file=sys.stderr)  # no flush: stderr is line-buffered (Python 3.9+)
     if not skipping:
         raise SystemExit(2)
     from ambi_plugin.data.sources import skip_task
@@ -309,6 +334,5 @@ def check_or_exit(names: list[str], *, echo=None) -> Preflight | None:
 
     idx = index()
     for task, reason in result.failed_tasks.items():
-        cfg = idx[task].config
-        skip_task(task, str(cfg.get("dataset_path") or ""), str(cfg.get("dataset_name") or ""), reason)
+        skip_task(task, reason, _records(idx[task].config))
     return result

@@ -53,7 +53,7 @@ def test_two_runs_in_one_process_see_only_their_own_by_products(tmp_path, monkey
         item = _run("task_a", broken, "I will not say")
         assert item["item_error"] and item["correct"] is False
         assert _run("task_a", {**CHOICE, "id": "u1", "image": str(good)}, "no idea")["parsed"] is False
-        skip_task("task_a", "ambi://nowhere", "", "its data is missing")
+        skip_task("task_a", "its data is missing")
         section = ambi_section({"configs": configs, "results": {}})
         assert set(section["unparsed"]) == {"task_a"} and section["unparsed"]["task_a"]["count"] == 1
         assert section["item_errors"]["task_a"]["count"] == 1
