@@ -113,8 +113,7 @@ def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = No
     return None
 
 
-@_total
-def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> Parsed:
+def _parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> Parsed:
     """True/false or yes/no -> bool. ``kind`` picks the primary words; the other pair is a fallback.
 
     Given the item's ``question`` (or statement), a reply that restates it ("The bars are not the same
@@ -134,3 +133,6 @@ def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> 
             return got
     got = _read_bool(s, kind, first_only=False, question=q)
     return got if got is not None else _fail("no_verdict")
+
+
+parse_bool = _total(_parse_bool)

@@ -151,8 +151,7 @@ def _after_assistant(s: str) -> str:
     return s[turns[-1].end() :] if turns else s
 
 
-@_total
-def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
+def _parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
     """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
     s = _after_assistant(_clean(text)).strip()
     if not s:
@@ -186,3 +185,6 @@ def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None
         if _NONE_WORD.search(s):
             return _result(set(), True, n, none_index)
     return _fail("no_letters")
+
+
+parse_letter_set = _total(_parse_letter_set)
