@@ -5,6 +5,7 @@ found no test for (bench/mutation.py); each assertion is a behaviour a user of t
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import pytest
@@ -25,7 +26,7 @@ from ambi_plugin.core.parsing import (
     response_text,
 )
 from ambi_plugin.core.parsing.choice import _roman
-from ambi_plugin.core.parsing.text import _segments
+from ambi_plugin.core.parsing.text import _segments, _total
 
 # ----------------------------------------------------------------------------- response_text
 
@@ -308,3 +309,23 @@ def test_get_parser_checks_its_configuration():
 def test_parse_color_reason():
     assert parse_color("no colour named") == Parsed(None, False, "no_color_term")
     assert str(parse_color("Answer: greenish yellow").value) == "greenish-yellow"
+
+
+# ----------------------------------------------------------------------------- the total-parser guard
+
+
+def test_the_guard_turns_a_parser_bug_into_an_unparseable_result_and_keeps_the_parser_s_face():
+    def _parse_broken(text, n, *, style="letter"):
+        """Reads nothing."""
+        if text == "ok":
+            return Parsed((n, style), True)
+        raise KeyError(text)
+
+    guarded = _total(_parse_broken)
+    assert guarded("ok", 3, style="roman") == Parsed((3, "roman"), True)  # arguments passed through as given
+    assert guarded("B", 2) == Parsed(None, False, "parser_error: KeyError")
+    assert guarded.__name__ == guarded.__qualname__ == "parse_broken" and guarded.__doc__ == "Reads nothing."
+    assert inspect.signature(guarded) == inspect.signature(_parse_broken)
+    # the public parsers: their own names, signatures and docstrings
+    assert parse_choice.__name__ == "parse_choice" and parse_choice.__doc__.startswith("Single choice")
+    assert list(inspect.signature(parse_choice).parameters) == ["text", "n_options", "style", "options"]
