@@ -89,13 +89,9 @@ def _parse_layers(text: Any) -> Parsed:
     if not s:
         return _fail("empty")
     span = _answer_span(s)
-    if ";" in span:
-        parts = span.split(";")
-    else:
-        lines = [ln for ln in span.splitlines() if ln.strip()]
-        parts = lines if len(lines) >= 2 else [span]
+    parts = span.split(";") if ";" in span else [ln for ln in span.splitlines() if ln.strip()]
     layers = [[_clean_item(x) for x in p.split(",") if _clean_item(x)] for p in parts]
-    while layers and not layers[-1] and len(layers) > 1:
+    while layers and not layers[-1]:
         layers.pop()  # a trailing ';'
     return Parsed(layers, True) if any(layers) else _fail("no_items")
 
