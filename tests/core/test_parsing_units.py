@@ -281,6 +281,24 @@ def test_objects_from_sentences():
     assert parse_object("There is a leopard in this picture, which is an illusion.").value == "leopard"
     # a sentence whose object phrase is empty ("a camouflaged ...": cut at once) is passed over, not an error
     assert not parse_object("It is a camouflaged leopard.").reason.startswith("parser_error")
+    # a first line too long to be the answer, a later sentence naming the object
+    got = parse_object("The camouflaged object in this image is hidden among leaves; it is a moth.")
+    assert got == Parsed("moth", True, "from_sentence")
+
+
+def test_the_object_after_an_object_marker():
+    assert parse_object('Object: "St. Bernard"').value == "st. bernard"  # quoted: the quote, whatever it holds
+    assert parse_object("Object: moth. It rests on the bark.").value == "moth"  # unquoted: up to the sentence's end
+    assert parse_object("Object: moth (a tiger moth)").value == "moth"  # or an aside
+    assert parse_object("Object: a butterfly").value == "butterfly"  # without its article
+
+
+def test_a_short_first_line_is_the_answer_a_longer_one_is_not():
+    assert parse_object("A moth resting on tree bark") == Parsed("moth resting on tree bark", True)  # six words
+    assert parse_object("It is very hard to tell here") == Parsed(None, False, "not_short")  # seven
+    assert parse_object("An unknown.") == Parsed(None, False, "refusal")  # a refusal once the article is gone
+    got = parse_object("The image shows:")  # a lead-in and nothing after it: no object named
+    assert not got.ok and not got.reason.startswith("parser_error")
 
 
 # ----------------------------------------------------------------------------- dispatch
