@@ -56,6 +56,8 @@ MODULES: dict[str, Target] = {
         (
             "tests/core/test_parsing_units.py",
             "tests/core/test_parsing_rules.py",
+            "tests/core/test_parsing_real_rules.py",
+            "tests/core/test_parsing_statements.py",
             "tests/core/test_parsing.py",
             "tests/core/test_answer_corpus.py",
             "tests/core/test_long_replies.py",
@@ -64,7 +66,13 @@ MODULES: dict[str, Target] = {
     ),  # fmt: skip
     "core/restate.py": Target(
         ("ambi_plugin/core/restate.py",),
-        ("tests/core/test_restate.py", "tests/core/test_parsing_rules.py", "tests/core/test_answer_corpus.py"),
+        (
+            "tests/core/test_restate.py",
+            "tests/core/test_parsing_rules.py",
+            "tests/core/test_parsing_real_rules.py",
+            "tests/core/test_parsing_statements.py",
+            "tests/core/test_answer_corpus.py",
+        ),
     ),
     "core/metrics.py": Target(("ambi_plugin/core/metrics.py",), ("tests/core/test_metrics.py",)),
     "core/scoring.py": Target(
