@@ -238,10 +238,19 @@ def test_a_negation_counts_within_thirty_characters_before_the_word():
     assert parse_bool(far, kind="true_false").value is True
 
 
+def test_an_uncertain_reply_answers_only_by_a_verdict_opening_a_sentence():
+    assert parse_bool("It is hard to tell.\nNo, the lines are not equal.", kind="yes_no") == Parsed(
+        False, True, "hedged"
+    )
+    assert parse_bool("It is hard to tell, maybe no.", kind="yes_no") == Parsed(None, False, "uncertain")
+    assert parse_bool("I cannot say for certain, but probably yes.", kind="yes_no") == Parsed(None, False, "uncertain")
+
+
 # ----------------------------------------------------------------------------- lists and objects
 
 
 def test_list_splitting_rules():
+    assert parse_list(" \n ") == Parsed(None, False, "empty")
     assert parse_list("- cat\n- dog").value == ["cat", "dog"]  # two bullet lines
     assert parse_list("- cat").value == ["cat"]
     assert parse_list("- cat, black\n- dog").value == ["cat, black", "dog"]  # two bullet lines win over commas
@@ -322,6 +331,11 @@ def test_get_parser_checks_its_configuration():
         get_parser("bogus")
     with pytest.raises(ValueError, match="`style` to be one of"):
         get_parser("letter", n_options=2, style="greek")
+
+
+def test_an_unknown_format_is_named_whatever_its_type():
+    assert parse_answer("A", "bogus") == Parsed(None, False, "unknown_format: 'bogus'")
+    assert parse_answer("A", ["letter"], n_options=2) == Parsed(None, False, "unknown_format: ['letter']")
 
 
 def test_parse_color_reason():

@@ -58,12 +58,11 @@ def _own_turn(s: str) -> str:
 
 
 def _opens_sentence(s: str, pos: int) -> bool:
-    """A verdict word opening a sentence and closed by punctuation: "... the video. \n\nYes, the particles ..."."""
-    word = _VERDICT.match(s, pos)
+    """The verdict word at ``pos`` (one :func:`_verdicts` found) opens a sentence and is closed by punctuation:
+    "... the video. \n\nYes, the particles ..."."""
     return (
         re.search(r"(?:^|[.!?\n])\s*$", s[:pos]) is not None
-        and word is not None
-        and _VERDICT_END.match(s, word.end()) is not None
+        and _VERDICT_END.match(s, _VERDICT.match(s, pos).end()) is not None
     )
 
 
