@@ -55,10 +55,14 @@ def written_forms(value: str) -> set[str]:
     return {f for f in forms if f == value or len(f) >= MIN_LENGTH}
 
 
-@functools.lru_cache(maxsize=64)
-def _forms(secrets: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[bytes, ...]]:
+def _all_forms(secrets: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[bytes, ...]]:
+    """Every written form of every secret, longest first, as str and as UTF-8 bytes."""
     forms = sorted({f for s in secrets if s for f in written_forms(s)}, key=len, reverse=True)
     return tuple(forms), tuple(f.encode("utf-8") for f in forms)
+
+
+# cached by a call, not a decorator: mutmut leaves decorated functions unmutated (bench/mutation.py)
+_forms = functools.lru_cache(maxsize=64)(_all_forms)
 
 
 def redact(text: Text, secrets: list[str] | None = None) -> Text:

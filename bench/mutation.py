@@ -56,6 +56,8 @@ MODULES: dict[str, Target] = {
         (
             "tests/core/test_parsing_units.py",
             "tests/core/test_parsing_rules.py",
+            "tests/core/test_parsing_real_rules.py",
+            "tests/core/test_parsing_statements.py",
             "tests/core/test_parsing.py",
             "tests/core/test_answer_corpus.py",
             "tests/core/test_long_replies.py",
@@ -64,7 +66,13 @@ MODULES: dict[str, Target] = {
     ),  # fmt: skip
     "core/restate.py": Target(
         ("ambi_plugin/core/restate.py",),
-        ("tests/core/test_restate.py", "tests/core/test_parsing_rules.py", "tests/core/test_answer_corpus.py"),
+        (
+            "tests/core/test_restate.py",
+            "tests/core/test_parsing_rules.py",
+            "tests/core/test_parsing_real_rules.py",
+            "tests/core/test_parsing_statements.py",
+            "tests/core/test_answer_corpus.py",
+        ),
     ),
     "core/metrics.py": Target(("ambi_plugin/core/metrics.py",), ("tests/core/test_metrics.py",)),
     "core/scoring.py": Target(
@@ -135,6 +143,31 @@ def _setup_cfg(target: Target) -> str:
     )
 
 
+# appended to the work folder's tests/conftest.py (the copy; the repository's is never touched): before each test, the
+# functools caches of the mutated modules are emptied. mutmut runs a mutant only against the tests that called its
+# function in a first run of all the tests in one process; a function behind a cache (``f = lru_cache()(_f)``) is
+# called only by the test that first asks for each value, so without this a mutant in it would meet one test, not all
+# the tests that read its result.
+_FRESH_CACHES = """
+
+# ---- bench/mutation.py: every test of a mutation run starts with empty caches in the mutated modules
+
+
+@pytest.fixture(autouse=True)
+def _mutation_fresh_caches():
+    for _name in {modules!r}:
+        for _value in list(getattr(sys.modules.get(_name), "__dict__", {{}}).values()):
+            if callable(getattr(_value, "cache_clear", None)):
+                _value.cache_clear()
+"""
+
+
+def _mutated_modules(target: Target) -> list[str]:
+    """The dotted names of the files ``target`` mutates."""
+    paths = sorted({p for pattern in target.mutate for p in ROOT.glob(pattern)})
+    return [".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__") for p in paths]
+
+
 def _workdir(base: Path, module: str, target: Target) -> Path:
     work = Path(tempfile.mkdtemp(prefix="mutation-" + re.sub(r"\W+", "_", module).strip("_") + "-", dir=base))
     for name in COPIED:
@@ -143,6 +176,8 @@ def _workdir(base: Path, module: str, target: Target) -> Path:
             shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         elif src.is_file():
             shutil.copy2(src, work / name)
+    with (work / "tests" / "conftest.py").open("a", encoding="utf-8") as conftest:  # it imports sys and pytest
+        conftest.write(_FRESH_CACHES.format(modules=_mutated_modules(target)))
     (work / "setup.cfg").write_text(_setup_cfg(target))
     # made now: PYTHONPATH names it (see _env), and a folder missing when Python starts stays unused by its imports
     (work / "mutants").mkdir()

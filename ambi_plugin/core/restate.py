@@ -168,10 +168,13 @@ def _read(text: str) -> tuple[dict[str, bool], int]:
     return concepts, negations
 
 
-@functools.lru_cache(maxsize=4096)
-def _question_concepts(question: str) -> tuple[dict[str, bool], int]:
-    """The question's content words and negations (cached: many replies share one question)."""
+def _read_question(question: str) -> tuple[dict[str, bool], int]:
+    """The question's content words and negations."""
     return _read(_question_text(question))
+
+
+# cached (many replies share one question) by a call, not a decorator: mutmut leaves decorated functions unmutated
+_question_concepts = functools.lru_cache(maxsize=4096)(_read_question)
 
 
 def _question_text(question: str) -> str:

@@ -289,6 +289,8 @@ def test_list_unparseable_and_separator():
     assert parse_list("I don't know, unknown").reason == "no_items"
     assert parse_layers("~~ (no answer) ~~").reason == "no_items"
     assert parse_list("a; b", sep=";").value == ["a", "b"]
+    assert parse_layers(" \n ") == Parsed(None, False, "empty")
+    assert parse_layers(";") == parse_layers(" ; ; ") == Parsed(None, False, "no_items")  # separators, no layer
 
 
 @pytest.mark.parametrize(
@@ -302,6 +304,9 @@ def test_list_unparseable_and_separator():
         ("layer1 objects: desert; layer2 objects: skull", [["desert"], ["skull"]]),
         ("desert\nskull", [["desert"], ["skull"]]),
         ("desert;", [["desert"]]),
+        ("desert;;", [["desert"]]),  # every trailing empty layer dropped
+        ("desert;; skull", [["desert"], [], ["skull"]]),  # an empty layer between two stays: the order counts
+        ("\n desert, sand dunes \n\n", [["desert", "sand dunes"]]),  # one line between blank ones: one layer
         ("only one layer, here", [["only one layer", "here"]]),
     ],
 )
@@ -333,6 +338,7 @@ def test_boxes_none(text):
 
 
 def test_boxes_unparseable():
+    assert parse_boxes(" \n ") == Parsed(None, False, "empty")
     assert parse_boxes("I cannot find it").reason == "no_boxes"
     assert parse_boxes("[(1, 2, 3)]").reason == "no_boxes"
 

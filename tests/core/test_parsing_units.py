@@ -5,6 +5,7 @@ found no test for (bench/mutation.py); each assertion is a behaviour a user of t
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import pytest
@@ -25,7 +26,7 @@ from ambi_plugin.core.parsing import (
     response_text,
 )
 from ambi_plugin.core.parsing.choice import _roman
-from ambi_plugin.core.parsing.text import _segments
+from ambi_plugin.core.parsing.text import _segments, _total
 
 # ----------------------------------------------------------------------------- response_text
 
@@ -237,10 +238,19 @@ def test_a_negation_counts_within_thirty_characters_before_the_word():
     assert parse_bool(far, kind="true_false").value is True
 
 
+def test_an_uncertain_reply_answers_only_by_a_verdict_opening_a_sentence():
+    assert parse_bool("It is hard to tell.\nNo, the lines are not equal.", kind="yes_no") == Parsed(
+        False, True, "hedged"
+    )
+    assert parse_bool("It is hard to tell, maybe no.", kind="yes_no") == Parsed(None, False, "uncertain")
+    assert parse_bool("I cannot say for certain, but probably yes.", kind="yes_no") == Parsed(None, False, "uncertain")
+
+
 # ----------------------------------------------------------------------------- lists and objects
 
 
 def test_list_splitting_rules():
+    assert parse_list(" \n ") == Parsed(None, False, "empty")
     assert parse_list("- cat\n- dog").value == ["cat", "dog"]  # two bullet lines
     assert parse_list("- cat").value == ["cat"]
     assert parse_list("- cat, black\n- dog").value == ["cat, black", "dog"]  # two bullet lines win over commas
@@ -280,6 +290,24 @@ def test_objects_from_sentences():
     assert parse_object("There is a leopard in this picture, which is an illusion.").value == "leopard"
     # a sentence whose object phrase is empty ("a camouflaged ...": cut at once) is passed over, not an error
     assert not parse_object("It is a camouflaged leopard.").reason.startswith("parser_error")
+    # a first line too long to be the answer, a later sentence naming the object
+    got = parse_object("The camouflaged object in this image is hidden among leaves; it is a moth.")
+    assert got == Parsed("moth", True, "from_sentence")
+
+
+def test_the_object_after_an_object_marker():
+    assert parse_object('Object: "St. Bernard"').value == "st. bernard"  # quoted: the quote, whatever it holds
+    assert parse_object("Object: moth. It rests on the bark.").value == "moth"  # unquoted: up to the sentence's end
+    assert parse_object("Object: moth (a tiger moth)").value == "moth"  # or an aside
+    assert parse_object("Object: a butterfly").value == "butterfly"  # without its article
+
+
+def test_a_short_first_line_is_the_answer_a_longer_one_is_not():
+    assert parse_object("A moth resting on tree bark") == Parsed("moth resting on tree bark", True)  # six words
+    assert parse_object("It is very hard to tell here") == Parsed(None, False, "not_short")  # seven
+    assert parse_object("An unknown.") == Parsed(None, False, "refusal")  # a refusal once the article is gone
+    got = parse_object("The image shows:")  # a lead-in and nothing after it: no object named
+    assert not got.ok and not got.reason.startswith("parser_error")
 
 
 # ----------------------------------------------------------------------------- dispatch
@@ -305,6 +333,31 @@ def test_get_parser_checks_its_configuration():
         get_parser("letter", n_options=2, style="greek")
 
 
+def test_an_unknown_format_is_named_whatever_its_type():
+    assert parse_answer("A", "bogus") == Parsed(None, False, "unknown_format: 'bogus'")
+    assert parse_answer("A", ["letter"], n_options=2) == Parsed(None, False, "unknown_format: ['letter']")
+
+
 def test_parse_color_reason():
     assert parse_color("no colour named") == Parsed(None, False, "no_color_term")
     assert str(parse_color("Answer: greenish yellow").value) == "greenish-yellow"
+
+
+# ----------------------------------------------------------------------------- the total-parser guard
+
+
+def test_the_guard_turns_a_parser_bug_into_an_unparseable_result_and_keeps_the_parser_s_face():
+    def _parse_broken(text, n, *, style="letter"):
+        """Reads nothing."""
+        if text == "ok":
+            return Parsed((n, style), True)
+        raise KeyError(text)
+
+    guarded = _total(_parse_broken)
+    assert guarded("ok", 3, style="roman") == Parsed((3, "roman"), True)  # arguments passed through as given
+    assert guarded("B", 2) == Parsed(None, False, "parser_error: KeyError")
+    assert guarded.__name__ == guarded.__qualname__ == "parse_broken" and guarded.__doc__ == "Reads nothing."
+    assert inspect.signature(guarded) == inspect.signature(_parse_broken)
+    # the public parsers: their own names, signatures and docstrings
+    assert parse_choice.__name__ == "parse_choice" and parse_choice.__doc__.startswith("Single choice")
+    assert list(inspect.signature(parse_choice).parameters) == ["text", "n_options", "style", "options"]

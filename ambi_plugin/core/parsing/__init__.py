@@ -214,10 +214,12 @@ def get_parser(fmt: str, **kw: Any) -> Callable[[Any], Parsed]:
     return functools.partial(parse_answer, fmt=fmt, **kw)
 
 
-@_total
-def parse_answer(text: Any, fmt: str, **kw: Any) -> Parsed:
+def _parse_answer(text: Any, fmt: str, **kw: Any) -> Parsed:
     """Parse ``text`` with the parser of answer format ``fmt`` (one of ``schema.ANSWER_FORMATS``)."""
     fn = _BY_FORMAT.get(fmt) if isinstance(fmt, str) else None
     if fn is None:
         return _fail(f"unknown_format: {fmt!r}")
     return fn(text, **kw)
+
+
+parse_answer = _total(_parse_answer)

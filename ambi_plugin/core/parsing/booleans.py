@@ -59,12 +59,11 @@ def _own_turn(s: str) -> str:
 
 
 def _opens_sentence(s: str, pos: int) -> bool:
-    """A verdict word opening a sentence and closed by punctuation: "... the video. \n\nYes, the particles ..."."""
-    word = _VERDICT.match(s, pos)
+    """The verdict word at ``pos`` (one :func:`_verdicts` found) opens a sentence and is closed by punctuation:
+    "... the video. \n\nYes, the particles ..."."""
     return (
         re.search(r"(?:^|[.!?\n])\s*$", s[:pos]) is not None
-        and word is not None
-        and _VERDICT_END.match(s, word.end()) is not None
+        and _VERDICT_END.match(s, _VERDICT.match(s, pos).end()) is not None
     )
 
 
@@ -122,8 +121,7 @@ def _read_bool(s: str, kind: str, *, first_only: bool, question: str | None = No
     return None
 
 
-@_total
-def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> Parsed:
+def _parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> Parsed:
     """True/false or yes/no -> bool. ``kind`` picks the primary words; the other pair is a fallback.
 
     Given the item's ``question`` (or statement), a reply that restates it ("The bars are not the same
@@ -143,3 +141,6 @@ def parse_bool(text: Any, *, kind: str = "true_false", question: Any = None) -> 
             return got
     got = _read_bool(s, kind, first_only=False, question=q)
     return got if got is not None else _fail("no_verdict")
+
+
+parse_bool = _total(_parse_bool)

@@ -38,8 +38,7 @@ def _box(nums: Sequence[str]) -> tuple[float, float, float, float]:
     return (min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2))
 
 
-@_total
-def parse_boxes(text: Any) -> Parsed:
+def _parse_boxes(text: Any) -> Parsed:
     """Boxes "[(x1, y1, x2, y2), ...]" in output order; "None" -> ``Parsed([], True, "none")``; a sentence
     saying the object is absent ("There is no giraffe visible here.") -> ``Parsed([], True, "absent")``."""
     s = _clean(text)
@@ -59,3 +58,6 @@ def parse_boxes(text: Any) -> Parsed:
     if _ABSENT.search(s):
         return Parsed([], True, "absent")
     return _fail("no_boxes")
+
+
+parse_boxes = _total(_parse_boxes)

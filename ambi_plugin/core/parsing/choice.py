@@ -75,14 +75,17 @@ _LEADING_JUNK = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=4)
-def _label_re(style: str) -> re.Pattern[str]:
+def _make_label_re(style: str) -> re.Pattern[str]:
     tok = _ROMAN_ALT if style == "roman" else "[a-z]"
     return re.compile(
         rf"(?<!\w)[(\[{{]\s*(?P<t1>{tok})\s*[)\]}}]"
         rf"|(?<![0-9A-Za-z_\-/&])(?<!\w['.])(?P<t2>{tok})(?![0-9A-Za-z_\-/&])(?!['.]\w)",  # "A和C": CJK separates
         re.IGNORECASE,
     )
+
+
+# cached by a call, not a decorator: mutmut leaves decorated functions unmutated (bench/mutation.py)
+_label_re = functools.lru_cache(maxsize=4)(_make_label_re)
 
 
 @dataclass(frozen=True)
@@ -275,8 +278,7 @@ def _read_choice(s: str, n: int, style: str, options: Sequence[Any] | None) -> P
     return None
 
 
-@_total
-def parse_choice(text: Any, n_options: int, *, style: str = "letter", options: Sequence[Any] | None = None) -> Parsed:
+def _parse_choice(text: Any, n_options: int, *, style: str = "letter", options: Sequence[Any] | None = None) -> Parsed:
     """Single choice -> 0-based option index (``-1`` with reason ``out_of_range`` for a label not offered).
 
     Reads labels ("B", "(b)", "B.", "[B]", "Option B", "ii.", "IV"), answer markers (the last one
@@ -310,3 +312,6 @@ def parse_choice(text: Any, n_options: int, *, style: str = "letter", options: S
         return got
     got = _read_choice(s, n, style, options)
     return got if got is not None else _fail("no_label")
+
+
+parse_choice = _total(_parse_choice)

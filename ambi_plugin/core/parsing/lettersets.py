@@ -18,11 +18,16 @@ prompt) choose nothing; a list joined by "or" ("A, B, C, or D") is undecided.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 from ambi_plugin.core.parsing.choice import _candidates, _start_label
 from ambi_plugin.core.parsing.text import Parsed, _clean, _fail, _segments, _total
+
+# letter sets are labelled with letters ("A"-"Z" or "a"-"z", read alike)
+_letters = functools.partial(_candidates, style="letter")
+_opening_letter = functools.partial(_start_label, style="letter")
 
 _NONE_WORD = re.compile(r"\bnone\b", re.IGNORECASE)
 _NONE_ANSWER = re.compile(
@@ -73,8 +78,8 @@ def _sentences(span: str) -> list[str]:
 def _labels(sentence: str, n: int) -> set[int]:
     """The option labels of one sentence; a line opening with a label ("(c) A and B") counts only the labels
     written as labels, the rest being the option's text."""
-    cands = [c for c in _candidates(sentence, "letter") if c.index < n]
-    first = _start_label(sentence, "letter")
+    cands = [c for c in _letters(sentence) if c.index < n]
+    first = _opening_letter(sentence)
     if first is not None and first.strong and first.index < n:
         return {c.index for c in cands if c.strong}
     return {c.index for c in cands}
@@ -106,7 +111,7 @@ def _conclusion_spans(s: str, n: int) -> list[str]:
     for m in _SENTENCE.finditer(s):
         sentence = m.group(0)
         if not _CONCLUSION.search(sentence):
-            named = {c.index for c in _candidates(sentence, "letter") if c.index < n}
+            named = {c.index for c in _letters(sentence) if c.index < n}
             if not (_CONDITION.search(sentence) and (len(named) > 1 or _NONE_ANSWER.search(sentence))):
                 continue
         if _INTENT.match(sentence):
@@ -117,7 +122,7 @@ def _conclusion_spans(s: str, n: int) -> list[str]:
         paragraphs = re.split(r"\n\s*\n", s[start : start + 600])
         span = paragraphs[0]
         for para in paragraphs[1:]:
-            if _candidates(span, "letter") or _NONE_ANSWER.search(span):
+            if _letters(span) or _NONE_ANSWER.search(span):
                 break
             span += "\n" + para
         out.append(span)
@@ -129,7 +134,7 @@ def _option_verdicts(s: str, n: int) -> set[int] | None:
     right. Each verdict is one complete sentence naming one option; a walk cut off before its end has none."""
     verdicts: dict[int, bool] = {}
     for sentence in _sentences(s):
-        labels = {c.index for c in _candidates(sentence, "letter") if c.index < n}
+        labels = {c.index for c in _letters(sentence) if c.index < n}
         if len(labels) != 1 or not _VERDICT.search(sentence) or not re.search(r"[.!?\n]\s*$", sentence):
             continue
         flips = len(re.findall(r"\b(?:not|no|never|cannot|incorrect|wrong|false|fails?)\b|n't\b", sentence, re.I))
@@ -151,8 +156,7 @@ def _after_assistant(s: str) -> str:
     return s[turns[-1].end() :] if turns else s
 
 
-@_total
-def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
+def _parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
     """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
     s = _after_assistant(_clean(text)).strip()
     if not s:
@@ -163,7 +167,7 @@ def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None
         if _list_like(listed):
             if re.search(r"\bor\b", listed, re.IGNORECASE):
                 return _fail("alternatives")  # "A, B, C, or D": undecided
-            idx = {c.index for c in _candidates(listed, "letter")}
+            idx = {c.index for c in _letters(listed)}
             if idx:
                 return _result(idx, False, n, none_index)
     for seg in _segments(s):
@@ -186,3 +190,6 @@ def parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None
         if _NONE_WORD.search(s):
             return _result(set(), True, n, none_index)
     return _fail("no_letters")
+
+
+parse_letter_set = _total(_parse_letter_set)

@@ -67,8 +67,7 @@ def _answer_span(s: str) -> str:
     return _LEAD_IN.sub("", next((seg for seg in segs if seg), s))
 
 
-@_total
-def parse_list(text: Any, *, sep: str = ",") -> Parsed:
+def _parse_list(text: Any, *, sep: str = ",") -> Parsed:
     """'shark, mushroom' / "Object1: shark, Object2: mushroom" / "1. shark 2. mushroom" -> items in order.
 
     Only ``sep``, numbered or bulleted lines, or short lines split items ("shark and panda" is one
@@ -81,19 +80,20 @@ def parse_list(text: Any, *, sep: str = ",") -> Parsed:
     return Parsed(items, True) if items else _fail("no_items")
 
 
-@_total
-def parse_layers(text: Any) -> Parsed:
+parse_list = _total(_parse_list)
+
+
+def _parse_layers(text: Any) -> Parsed:
     """'desert scene, sand dunes; cow skull' -> [["desert scene", "sand dunes"], ["cow skull"]]."""
     s = _clean(text)
     if not s:
         return _fail("empty")
     span = _answer_span(s)
-    if ";" in span:
-        parts = span.split(";")
-    else:
-        lines = [ln for ln in span.splitlines() if ln.strip()]
-        parts = lines if len(lines) >= 2 else [span]
+    parts = span.split(";") if ";" in span else [ln for ln in span.splitlines() if ln.strip()]
     layers = [[_clean_item(x) for x in p.split(",") if _clean_item(x)] for p in parts]
-    while layers and not layers[-1] and len(layers) > 1:
+    while layers and not layers[-1]:
         layers.pop()  # a trailing ';'
     return Parsed(layers, True) if any(layers) else _fail("no_items")
+
+
+parse_layers = _total(_parse_layers)

@@ -52,8 +52,7 @@ def _object_in_sentence(span: str) -> str | None:
     return _clean_item(found[-1]).lower() if found and _clean_item(found[-1]) else None
 
 
-@_total
-def parse_object(text: Any) -> Parsed:
+def _parse_object(text: Any) -> Parsed:
     """ "Object: 'butterfly'" / "butterfly" / "The hidden animal is a leopard." -> "butterfly", "leopard" (lower
     case; quotes, end punctuation and a leading article gone). With several "Object:" markers the last one wins;
     a short first line is the answer unless it is a sentence naming the object."""
@@ -81,8 +80,13 @@ def parse_object(text: Any) -> Parsed:
     return _fail("not_short")
 
 
-@_total
-def parse_free(text: Any) -> Parsed:
+parse_object = _total(_parse_object)
+
+
+def _parse_free(text: Any) -> Parsed:
     """Free text, stripped; empty -> unparseable."""
     s = _clean(text)
     return Parsed(s, True) if s else _fail("empty")
+
+
+parse_free = _total(_parse_free)
