@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ambi_plugin.core import metrics as M
@@ -127,7 +128,12 @@ BREAKDOWN_BASES: dict[str, tuple[str, ...]] = {
 
 def slug(value: Any) -> str:
     """A breakdown value as it appears in metric names: ``"Real Scene"`` -> ``real_scene``."""
-    text = "".join(ch if ch.isalnum() else "_" for ch in str(value).strip().lower())
+    return _slug(value if isinstance(value, str) else str(value))
+
+
+@lru_cache(maxsize=4096)
+def _slug(value: str) -> str:  # a task has a few breakdown values, read for every item: each is made once
+    text = "".join(ch if ch.isalnum() else "_" for ch in value.strip().lower())
     return "_".join(part for part in text.split("_") if part) or "none"
 
 

@@ -179,10 +179,11 @@ def _records_root(info, records: str | Path | None, data_dir: str | Path | None)
     return source_root(str(info.config.get("dataset_path")))
 
 
-def _names(rec: dict, kind: str, protocol: str, process=None) -> list[str]:
-    """The metric names of one record: the benchmark's own (``rescore.metric_names``), else those the task's
-    ``process_results`` reports (its ``metric_names``, or the breakdown fields its name gives)."""
-    rescore = rescore_of(kind)
+def _names(rec: dict, kind: str, protocol: str, process=None, rescore=False) -> list[str]:
+    """The metric names of one record: the benchmark's own (``rescore.metric_names``; ``rescore``: the kind's
+    settings when the caller has them), else those the task's ``process_results`` reports (its ``metric_names``,
+    or the breakdown fields its name gives)."""
+    rescore = rescore_of(kind) if rescore is False else rescore
     if rescore is not None and rescore.metric_names is not None:
         return list(rescore.metric_names(rec, kind, protocol))
     names_of = getattr(process, "metric_names", None)
@@ -204,8 +205,9 @@ def summarize(
     metrics the task's own route gave (its YAML's aggregations, :meth:`Task.evaluate`); the other names are computed
     from the same items."""
     names: list[str] = list(declared or [])
+    rescore = rescore_of(kind)
     for rec in records:
-        names.extend(n for n in _names(rec, kind, protocol, process) if n not in names)
+        names.extend(n for n in _names(rec, kind, protocol, process, rescore) if n not in names)
     evaluated = evaluated or {}
     computed = aggregate_all([n for n in names if n not in evaluated], items)
     values = {n: evaluated[n] if n in evaluated else computed[n] for n in names if n in evaluated or n in computed}
