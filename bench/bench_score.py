@@ -129,7 +129,9 @@ def main() -> None:
         records = Path(tmp) / "records.jsonl"
         records.write_text("".join(json.dumps(r) + "\n" for r in recs))
         took, cpu, got = time_command(path, records, Path(tmp) / "values.json")
-    acc = aggregate("acc", items)
+    # a metric is aggregated over the items that report it, as lmms-eval does and so ambi score (Task.evaluate):
+    # multi-label choice items report exact_match, not acc
+    acc = aggregate("acc", [it for rec, it in zip(recs, items) if "acc" in metric_names(rec)])
     if abs(got["acc"] - acc) > 1e-12:
         raise SystemExit(f"ambi score reported acc {got['acc']} but the internals give {acc}")
     print(f"{args.n:,} predictions: read {t1 - t0:.2f} s, score_item {t2 - t1:.2f} s, "

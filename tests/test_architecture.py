@@ -345,3 +345,63 @@ def test_generic_layers_name_no_benchmark():
     assert not found, "generic modules that name a benchmark (ask the registry instead):\n" + "\n".join(
         f"{m}: {', '.join(h[:4])}" for m, h in sorted(found.items())
     )
+
+
+# The one task route: the VLMEvalKit adapter takes every task from the runtime (runtime/task.py) and reads no YAML.
+YAML_DIALECT = frozenset(
+    {
+        "metric_list", "aggregation", "higher_is_better", "process_results", "lmms_eval_specific_kwargs",
+        "doc_to_text", "doc_to_visual", "doc_to_target", "doc_to_messages", "dataset_path", "dataset_name",
+        "generation_kwargs", "include", "metadata",
+    }
+)  # fmt: skip
+YAML_READERS = frozenset({"load_yaml", "load_yaml_with_origins"})  # runtime.taskindex's raw readers
+
+
+def _yaml_reading(tree: ast.Module) -> list[str]:
+    """Where a module reads the task YAML dialect itself: a YAML parser or the index's raw YAML readers imported, a
+    ``TaskInfo.config`` read, a ``!function`` tag or a key of the dialect in its code."""
+    hits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            hits += [f"{node.lineno}: import {a.name}" for a in node.names if a.name.split(".")[0] == "yaml"]
+        elif isinstance(node, ast.ImportFrom):
+            if (node.module or "").split(".")[0] == "yaml":
+                hits.append(f"{node.lineno}: from {node.module} import ...")
+            hits += [f"{node.lineno}: imports {a.name}" for a in node.names if a.name in YAML_READERS]
+        elif isinstance(node, ast.Attribute) and node.attr == "config":
+            if not (isinstance(node.value, ast.Name) and node.value.id == "vlmeval"):  # VLMEvalKit's own vlmeval.config
+                hits.append(f"{node.lineno}: reads .config")
+        elif isinstance(node, ast.Attribute) and node.attr in YAML_READERS:
+            hits.append(f"{node.lineno}: calls {node.attr}")
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):  # string literals of the code (docstrings explain, they do not read)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            if node.value in YAML_DIALECT or node.value.lstrip().startswith("!function"):
+                hits.append(f"{node.lineno}: {node.value!r}")
+    return hits
+
+
+def test_vlmeval_reads_no_task_yaml():
+    """The VLMEvalKit adapter gets each task, its prompt hooks and its evaluation from the runtime
+    (``ambi_plugin.runtime.task.Task``): none of its modules imports a YAML parser, reads a task's raw config or names
+    a key of the YAML dialect (``metric_list``, ``!function``, ``lmms_eval_specific_kwargs`` ...)."""
+    found = {
+        module: hits
+        for module, (_path, _pkg, tree) in _modules().items()
+        if _unit(module) == "vlmeval" and (hits := _yaml_reading(tree))
+    }
+    assert not found, "vlmeval modules that read the task YAML dialect (use runtime.task.Task):\n" + "\n".join(
+        f"{m}: {', '.join(h[:6])}" for m, h in sorted(found.items())
+    )
+
+
+def test_the_yaml_reading_check_finds_what_it_looks_for():
+    """The check above is not vacuous: it finds each kind of YAML reading in a module that does it."""
+    src = (
+        "import yaml\nfrom ambi_plugin.runtime.taskindex import load_yaml\n"
+        "def spec(info):\n    cfg = info.config\n    return cfg.get('metric_list'), '!function x.y'\n"
+    )
+    hits = _yaml_reading(ast.parse(src))
+    assert [h.split(":")[0] for h in hits] == ["1", "2", "4", "5", "5"], hits
+    assert not _yaml_reading(ast.parse("import vlmeval.config\nvlmeval.config.supported_VLM['x'] = 1\n"))

@@ -38,7 +38,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
         os.environ[ENV] = "1"
     if args.explain:
-        from ambi_plugin.reports.rescore import explain_answer
+        from ambi_plugin.reports.score_explain import explain_answer
 
         print(explain_answer(args.task, args.answers, args.explain, columns=split(args.column), records=args.records,
                              data_dir=args.data_dir, judge=_judge_from_arg(args.judge)))  # fmt: skip

@@ -22,12 +22,9 @@ Metric names (see ``METRICS_BY_TYPE``):
 ``na_rate``               illusion items answered neither way (an unreadable reply included: the
                           three rates sum to 1)
 ``control_acc``           accuracy on the no-illusion control items
-``unparsed_rate``         fraction of responses no parser could read (items whose image could not be read,
-                          ``item_error``, are item errors only: in neither count)
-``unparsed``              number of responses no parser could read (their ids and texts: the results
-                          JSON's ``ambi_plugin.unparsed`` section, ``ambi results``)
-``judge_errors``          open, region, description: number of items whose judge verdict could not
-                          be read (they count as not correct; see ``ambi_plugin.judge``)
+``unparsed_rate``         fraction of responses no parser could read (an ``item_error`` is in neither count)
+``unparsed``              number of such responses (ids and texts: the results JSON's ``ambi_plugin.unparsed``)
+``judge_errors``          open, region, description: items whose judge verdict could not be read (not correct)
 ========================  =====================================================================
 
 Open, region and description items are decided by a judge handed in (``judge=``), else by the provider handed in
@@ -40,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ambi_plugin.core import metrics as M
@@ -59,16 +57,9 @@ METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "localization": ("ap50", "ap50_single", "ap50_combined", "hit_rate", "unparsed_rate", "unparsed"),
     "description": ("desc_score", "unparsed_rate", "unparsed", "judge_errors"),
     "perception": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate", "unparsed"),
-    "color_naming": (
-        "acc",
-        "human_like_rate",
-        "no_illusion_rate",
-        "na_rate",
-        "control_acc",
-        "unparsed_rate",
-        "unparsed",
-    ),
-}
+    "color_naming": ("acc", "human_like_rate", "no_illusion_rate", "na_rate", "control_acc", "unparsed_rate",
+                     "unparsed"),
+}  # fmt: skip
 
 HIGHER_IS_BETTER: dict[str, bool] = {
     "acc": True,
@@ -127,8 +118,15 @@ BREAKDOWN_BASES: dict[str, tuple[str, ...]] = {
 
 def slug(value: Any) -> str:
     """A breakdown value as it appears in metric names: ``"Real Scene"`` -> ``real_scene``."""
-    text = "".join(ch if ch.isalnum() else "_" for ch in str(value).strip().lower())
+    return _slug(value if isinstance(value, str) else str(value))
+
+
+def _slug_of(value: str) -> str:
+    text = "".join(ch if ch.isalnum() else "_" for ch in value.strip().lower())
     return "_".join(part for part in text.split("_") if part) or "none"
+
+
+_slug = lru_cache(maxsize=4096)(_slug_of)  # a task's few breakdown values, read for every item: each made once
 
 
 def breakdown_value(record: dict, field: str) -> str | None:

@@ -5,10 +5,13 @@ The answer files it reads (``--answers``, every shape) are :mod:`ambi_plugin.rep
 Records come from the task's own data source, a folder (``--data-dir``) or a file (``--records``: canonical
 records, or a released file the task's benchmark reads itself).
 
-Scoring: a task is scored as a run scores it (the runtime's ``score_record``; its metric names from its YAML's
-``process_results``), unless the benchmark of its paper table kind (``metadata.paper_table``) says otherwise on its
-registry entry (``rescore``: its own item scoring and aggregation, the records as presented, an LLM-assisted protocol
-``--protocol llm``, its tables).
+Scoring: a task is scored by the one task route a run takes (:meth:`ambi_plugin.runtime.task.Task.evaluate`: the
+records turned into the harness rows the data source writes, the YAML's ``process_results`` per row under the task's
+``default`` kwargs, the YAML's aggregations), and the numbers it prints beyond the YAML's ``metric_list`` (the
+breakdowns its ``process_results`` names, the count of unparsed answers) come from the same item scores. A benchmark
+whose registry entry scores on its own (``rescore``: its own item scoring, metric names or aggregation, an
+LLM-assisted protocol ``--protocol llm``) keeps its way; its tables, a released file as records and the records as
+presented are the entry's too.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 from ambi_plugin.core.jsonl import read_lines
 from ambi_plugin.core.scoring import aggregate, metric_names
+from ambi_plugin.data.taskdocs import records_as_docs
 from ambi_plugin.reports.answers import (  # noqa: F401 - also this module's names (the old ambi_plugin.reports.rescore)
     DATASET_FIELDS,
     ScoreError,
@@ -40,7 +44,7 @@ from ambi_plugin.reports.paper_tables import tables_from_results  # noqa: F401 -
 GENERIC = "generic"
 
 
-def _rescore(kind: str):
+def rescore_of(kind: str):
     """The re-score settings of the benchmark that names ``kind`` (:class:`ambi_plugin.benchmarks.registry.Rescore`),
     or None (a task without a paper table, or a kind no benchmark names)."""
     from ambi_plugin.benchmarks.registry import entries
@@ -50,7 +54,7 @@ def _rescore(kind: str):
 
 def _own_tables(kind: str) -> bool:
     """``kind`` has paper tables of its benchmark's own (else: one column per answer set, every metric)."""
-    rescore = _rescore(kind)
+    rescore = rescore_of(kind)
     return rescore is not None and rescore.tables is not None
 
 
@@ -122,7 +126,7 @@ def load_records(
     rows = read_rows(path)  # a JSON list (the authors' answers file) or JSONL
     if rows and all("task_type" in r for r in rows):
         raise ScoreError(f"{path}: canonical records are JSONL, one record per line (this is a JSON list)")
-    rescore = _rescore(kind)
+    rescore = rescore_of(kind)
     if rescore is not None and rescore.records is not None:  # a released file the benchmark reads itself
         try:
             return rescore.records(path, kind, rows)
@@ -139,24 +143,41 @@ def _first_jsonl_object(path: Path) -> dict:
     return first.value if first is not None and isinstance(first.value, dict) else {}
 
 
-def process_function(info):
-    """The task's ``process_results`` function (its YAML's ``!function``), or None for the runtime's default."""
-    import importlib
+def task_of(info):
+    """The runtime's :class:`~ambi_plugin.runtime.task.Task` of ``info``, its ``process_results`` imported (a task
+    YAML that cannot be one: ScoreError)."""
+    from ambi_plugin.runtime.task import Task, TaskSpecError
 
-    spec = str(info.config.get("process_results") or "") if info is not None else ""
-    if not spec.startswith("!function "):
-        return None
-    module, _, name = spec.removeprefix("!function ").strip().rpartition(".")
     try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        return None
+        task = Task.from_info(info)
+        task.process_function()
+    except TaskSpecError as exc:
+        raise ScoreError(str(exc)) from None
+    return task
 
 
-def _names(rec: dict, kind: str, protocol: str, process=None) -> list[str]:
-    """The metric names of one record: the benchmark's own (``rescore.metric_names``), else those the task's
-    ``process_results`` reports (its ``metric_names``, or the breakdown fields its name gives)."""
-    rescore = _rescore(kind)
+def _own_scoring(rescore) -> bool:
+    """The benchmark's entry scores its tasks on its own (items, metric names, aggregation or an LLM protocol)."""
+    hooks = ("score_item", "metric_names", "aggregate", "judged")
+    return rescore is not None and any(getattr(rescore, h) is not None for h in hooks)
+
+
+def _records_root(info, records: str | Path | None, data_dir: str | Path | None) -> Path:
+    """The folder the records were read from (relative image paths are read against it)."""
+    if records is not None:
+        return Path(records).resolve().parent
+    if data_dir:
+        return Path(data_dir)
+    from ambi_plugin.data.sources import source_root
+
+    return source_root(str(info.config.get("dataset_path")))
+
+
+def _names(rec: dict, kind: str, protocol: str, process=None, rescore=False) -> list[str]:
+    """The metric names of one record: the benchmark's own (``rescore.metric_names``; ``rescore``: the kind's
+    settings when the caller has them), else those the task's ``process_results`` reports (its ``metric_names``,
+    or the breakdown fields its name gives)."""
+    rescore = rescore_of(kind) if rescore is False else rescore
     if rescore is not None and rescore.metric_names is not None:
         return list(rescore.metric_names(rec, kind, protocol))
     names_of = getattr(process, "metric_names", None)
@@ -172,13 +193,19 @@ def summarize(
     protocol: str = "rule",
     declared: Sequence[str] = (),
     process=None,
+    evaluated: dict[str, float] | None = None,
 ) -> dict[str, float]:
-    """Every metric the task reports, over these items, plus the count of unparsed answers."""
+    """Every metric the task reports, over these items, plus the count of unparsed answers. ``evaluated``: the
+    metrics the task's own route gave (its YAML's aggregations, :meth:`Task.evaluate`); the other names are computed
+    from the same items."""
     names: list[str] = list(declared or [])
+    rescore = rescore_of(kind)
     for rec in records:
-        names.extend(n for n in _names(rec, kind, protocol, process) if n not in names)
-    values = aggregate_all(names, items)
-    values["unparsed"] = sum(1 for it in items if not it.get("parsed"))
+        names.extend(n for n in _names(rec, kind, protocol, process, rescore) if n not in names)
+    evaluated = evaluated or {}
+    computed = aggregate_all([n for n in names if n not in evaluated], items)
+    values = {n: evaluated[n] if n in evaluated else computed[n] for n in names if n in evaluated or n in computed}
+    values["unparsed"] = sum(1 for it in items if not it.get("parsed"))  # a count (the YAML's gives it as a float)
     return values
 
 
@@ -240,7 +267,7 @@ def score_answers(
     if protocol not in ("rule", "llm"):
         raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
     info, kind, prompt_type = task_spec(task)
-    rescore = _rescore(kind)
+    rescore = rescore_of(kind)
     if protocol == "llm" and (rescore is None or rescore.judged is None):
         raise ScoreError(f"the LLM-assisted protocol is {_judged_owners()}; task {task!r} is scored by its parsers")
     recs = load_records(info, kind, records=records, data_dir=data_dir)
@@ -281,20 +308,29 @@ def score_answers(
         over = rescore.judged.load_overrides(overrides)
     values, review, read_by, scored = {}, [], {}, {}
     own_tables = _own_tables(kind)
-    declared = [m["metric"] for m in info.config.get("metric_list") or []] if not own_tables else ()
-    process = process_function(info)
+    spec = task_of(info)
+    routed = protocol == "rule" and not _own_scoring(rescore)  # the one task route, as a run scores the task
+    declared = spec.metric_names if not own_tables else ()
+    process = spec.process_function()
+    docs = records_as_docs(recs, _records_root(info, records, data_dir)) if routed else []
     with run_state(judge=judge):  # this re-scoring is a run of its own: its judge, its by-products
         for col, got in table.items():
-            items = _score_column(
-                recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge, progress=progress,
-                label=col,
-            )  # fmt: skip
+            evaluated = None
+            if routed:  # the YAML's process_results under its default kwargs, and its aggregations
+                answered = [got.get(str(r["id"]), "") for r in recs]
+                ev = spec.evaluate(docs, answered, kwargs=spec.prompt_kwargs_for(None), judge=judge)
+                items, evaluated = ev.item_scores, ev.aggregated
+            else:
+                items = _score_column(
+                    recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge,
+                    progress=progress, label=col,
+                )  # fmt: skip
             read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
             scored[col] = items
             if rescore is not None and rescore.aggregate is not None:  # the benchmark's own aggregation
                 values[col] = {name: rescore.aggregate(name, items) for name in declared}
             else:
-                values[col] = summarize(recs, items, kind, protocol, declared, process)
+                values[col] = summarize(recs, items, kind, protocol, declared, process, evaluated)
             if protocol == "llm":
                 review.extend({**row, "answers": col} for row in rescore.judged.review_queue(task, recs, items))
     counts = record_counts(recs)
@@ -332,10 +368,11 @@ def score_answers(
 
 def scoring_kwargs(info) -> dict:
     """The task's ``lmms_eval_specific_kwargs`` its hooks score with when no model-specific entry applies (its
-    ``default``): re-scoring reads an answer exactly as the run's own scoring does."""
-    spec = info.config.get("lmms_eval_specific_kwargs") or {}
-    default = spec.get("default") if isinstance(spec, dict) else None
-    return dict(default) if isinstance(default, dict) else {}
+    ``default``, :meth:`Task.prompt_kwargs_for`): re-scoring reads an answer exactly as the run's own scoring does."""
+    try:
+        return task_of(info).prompt_kwargs_for(None)
+    except ScoreError:
+        return {}
 
 
 def _judged_owners() -> str:
@@ -347,7 +384,7 @@ def _judged_owners() -> str:
 
 
 def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
-    rescore = _rescore(kind)
+    rescore = rescore_of(kind)
     if rescore is not None and rescore.score_item is not None:  # the benchmark's own item scoring
         return [rescore.score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
     if protocol == "rule":  # the task's own item scoring (runtime/hooks.py), as in a run
@@ -363,47 +400,3 @@ def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, pr
         override = judged.find_override(overrides, task, rec["id"])
         out.append(judged.score_item(rec, got.get(str(rec["id"]), ""), judge=judge, override=override))
     return out
-
-
-def explain_answer(
-    task: str,
-    answers: str | Path,
-    item_id: str,
-    *,
-    columns: Sequence[str] | None = None,
-    records: str | Path | None = None,
-    data_dir: str | Path | None = None,
-    judge=None,
-) -> str:
-    """How one item's answer (each answer set's) was read and scored: ``ambi score --explain ID``."""
-    info, kind, _ = task_spec(task)
-    rescore = _rescore(kind)
-    recs = load_records(info, kind, records=records, data_dir=data_dir)
-    if rescore is not None and rescore.prepare is not None:
-        recs = [rescore.prepare(r) for r in recs]
-    rec = next((r for r in recs if str(r["id"]) == str(item_id)), None)
-    if rec is None:
-        shown = ", ".join(str(r["id"]) for r in recs[:5])
-        raise ScoreError(f"task {task!r} has no record id {item_id!r} (ids look like: {shown} ...)")
-    if Path(answers).is_dir():
-        answers = samples_in_folder(Path(answers), task)
-    rows = read_rows(answers)
-    table = answer_columns(rows, task=task, name=Path(answers).stem, columns=columns, source=str(answers))
-    parts = []
-    for col, got in table.items():
-        if str(item_id) not in got:
-            raise ScoreError(f"{answers}: answer set {col!r} has no answer for record id {item_id!r}")
-        response = got[str(item_id)]
-        lines = [f"answers: {col}"]
-        if rescore is not None and rescore.explain is not None:  # the benchmark's own scoring, explained
-            lines += rescore.explain(rec, response, judge=judge)
-        else:
-            from ambi_plugin.core.explain import explain_item
-            from ambi_plugin.runtime.hooks import scoring_record
-            from ambi_plugin.runtime.run_state import current
-
-            lines += explain_item(
-                scoring_record(rec, scoring_kwargs(info)), response, judge=judge, judge_provider=current().judge_for
-            )
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts)

@@ -291,8 +291,8 @@ def score_response(rec: dict, results: list) -> dict:
     response = item_errors.scored_response(rec, results[0] if results else "")
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)
-    # per-model scoring settings of the running task (runtime/task_kwargs.py)
-    return item_errors.mark(score_record(rec, response, task_kwargs.current()), rec)
+    # per-model scoring settings of the running task, and a judge handed in for it (runtime/task_kwargs.py)
+    return item_errors.mark(score_record(rec, response, task_kwargs.current(), judge=task_kwargs.judge()), rec)
 
 
 def process_results(doc: dict, results: list) -> dict:

@@ -6,6 +6,10 @@ a model answers boxes in (``box_format``, :mod:`ambi_plugin.core.coords`). Our p
 (:mod:`ambi_plugin.lmms.patches`) wraps ``ConfigurableTask.process_results`` so that, while it
 runs, :func:`current` returns that task's kwargs. A context variable keeps concurrent calls apart:
 each thread that scores sees the kwargs of the task it is scoring.
+
+A caller that evaluates a task itself (:meth:`ambi_plugin.runtime.task.Task.evaluate`: the VLMEvalKit adapter,
+``ambi score --judge``) can hand in a judge the same way: while it is current, :func:`judge` returns it and the
+runtime's item scoring uses it (None, the default: the judge layer's default, as in an lmms-eval run).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 _CURRENT: ContextVar[Mapping[str, Any] | None] = ContextVar("ambi_task_kwargs", default=None)
+_JUDGE: ContextVar[Any] = ContextVar("ambi_task_judge", default=None)
 
 
 def current() -> Mapping[str, Any]:
@@ -32,14 +37,21 @@ def leave(token: Token) -> None:
     _CURRENT.reset(token)
 
 
+def judge() -> Any:
+    """The judge handed in for the task being scored (None: the judge layer's default)."""
+    return _JUDGE.get()
+
+
 @contextlib.contextmanager
-def using(kwargs: Mapping[str, Any] | None) -> Iterator[None]:
-    """Make ``kwargs`` the current task kwargs inside the block."""
+def using(kwargs: Mapping[str, Any] | None, *, judge: Any = None) -> Iterator[None]:
+    """Make ``kwargs`` the current task kwargs, and ``judge`` the current judge, inside the block."""
     token = _CURRENT.set(kwargs if isinstance(kwargs, Mapping) else None)
+    judge_token = _JUDGE.set(judge)
     try:
         yield
     finally:
+        _JUDGE.reset(judge_token)
         _CURRENT.reset(token)
 
 
-__all__ = ["current", "enter", "leave", "using"]
+__all__ = ["current", "enter", "judge", "leave", "using"]

@@ -1,11 +1,13 @@
-"""A VLMEvalKit dataset class for one of our tasks, generated from its :class:`~ambi_plugin.vlmeval.spec.VlmevalTask`.
+"""A VLMEvalKit dataset class for one of our tasks, generated from its :class:`~ambi_plugin.runtime.task.Task`.
 
 The class is an ``ImageBaseDataset`` with ``force_use_dataset_prompt = True`` (a model's own prompt
 would replace the paper's), type ``VQA`` (run.py then names no default judge, see
 :mod:`ambi_plugin.vlmeval.judges`) and one dataset name, the task's. It reads the same harness rows
 lmms-eval reads (:func:`ambi_plugin.data.sources.resolve_jsonl`: records validated, image paths made
-absolute), builds each message with the lmms-eval hooks (:mod:`ambi_plugin.vlmeval.messages`) and
-scores with the YAML's own ``process_results`` and aggregations (:mod:`ambi_plugin.vlmeval.scoring`).
+absolute; :func:`ambi_plugin.data.taskdocs.read_docs`), builds each message with the task's prompt hooks
+(:mod:`ambi_plugin.vlmeval.messages`) and scores through the one task route,
+:meth:`ambi_plugin.runtime.task.Task.evaluate` (the YAML's own ``process_results`` and aggregations, lmms-eval's CLT
+stderr).
 ``evaluate`` writes ``<prediction file>_score.json`` (metrics, judge, item count, per-model settings) and
 ``<prediction file>_items.jsonl`` (every metric's item score per record) next to VLMEvalKit's prediction file.
 
@@ -28,7 +30,8 @@ import pandas as pd
 from vlmeval.dataset.image_base import ImageBaseDataset
 
 from ambi_plugin.core.coords import MODEL_SETTING_KEYS
-from ambi_plugin.vlmeval.spec import VlmevalTask, read_docs
+from ambi_plugin.data.taskdocs import read_docs
+from ambi_plugin.runtime.task import Task
 
 
 class AmbiDatasetError(ValueError):
@@ -53,17 +56,17 @@ def class_name(task: str) -> str:
 
 
 class AmbiTaskDataset(ImageBaseDataset):
-    """Base of the generated classes; each subclass sets ``AMBI_SPEC``."""
+    """Base of the generated classes; each subclass sets ``AMBI_TASK``."""
 
     TYPE = "VQA"
     MODALITY = "IMAGE"
     force_use_dataset_prompt = True
-    AMBI_SPEC: VlmevalTask
+    AMBI_TASK: Task
 
     @classmethod
     def supported_datasets(cls) -> list[str]:
-        spec = getattr(cls, "AMBI_SPEC", None)
-        return [spec.name] if spec is not None else []
+        task = getattr(cls, "AMBI_TASK", None)
+        return [task.name] if task is not None else []
 
     def __init__(
         self,
@@ -74,10 +77,10 @@ class AmbiTaskDataset(ImageBaseDataset):
     ) -> None:
         from ambi_plugin.vlmeval import prompt_model as pm
 
-        name = dataset or self.AMBI_SPEC.name
-        if name != self.AMBI_SPEC.name:
-            raise ValueError(f"{type(self).__name__} holds the task {self.AMBI_SPEC.name!r}, not {name!r}")
-        where = f"task {self.AMBI_SPEC.name}"
+        name = dataset or self.AMBI_TASK.name
+        if name != self.AMBI_TASK.name:
+            raise ValueError(f"{type(self).__name__} holds the task {self.AMBI_TASK.name!r}, not {name!r}")
+        where = f"task {self.AMBI_TASK.name}"
         if prompt_model is None:
             self.prompt_model, self.prompt_settings = pm.default()  # the launcher's choice for the run's model
             self.prompt_settings.update(pm.check_settings(prompt_settings, where=where))
@@ -91,14 +94,13 @@ class AmbiTaskDataset(ImageBaseDataset):
     # -- data ---------------------------------------------------------------------------------------------
     def prompt_kwargs(self) -> dict:
         """The YAML's entry for ``prompt_model`` (updated with ``prompt_settings``), else its ``default``."""
-        return self.AMBI_SPEC.prompt_kwargs_for(self.prompt_model, self.prompt_settings)
+        return self.AMBI_TASK.prompt_kwargs_for(self.prompt_model, self.prompt_settings)
 
     def load_data(self, dataset: str) -> pd.DataFrame:
         from ambi_plugin.runtime import hooks
-        from ambi_plugin.vlmeval.taskhooks import TaskHooks
 
-        self.docs = read_docs(self.AMBI_SPEC)
-        self.hooks = TaskHooks(self.AMBI_SPEC, self.prompt_kwargs())
+        self.docs = read_docs(self.AMBI_TASK)
+        self.hooks = self.AMBI_TASK.prompt(self.prompt_kwargs())
         rows = []
         for i, doc in enumerate(self.docs):
             rec = hooks.record_of(doc)
@@ -129,7 +131,7 @@ class AmbiTaskDataset(ImageBaseDataset):
         n_images = sum(m["type"] == "image" for m in msg)
         if n_images > 1 and not self.model_interleaves:
             raise MultiImageRefused(
-                f"task {self.AMBI_SPEC.name}, record id={json.loads(doc['record'])['id']!r}: the item has {n_images} "
+                f"task {self.AMBI_TASK.name}, record id={json.loads(doc['record'])['id']!r}: the item has {n_images} "
                 f"images but the model (VLMEvalKit class {self.model_class}) has INTERLEAVE = False, so VLMEvalKit "
                 "would pass it only the first image and the text. Use a model that takes several images "
                 "(INTERLEAVE = True), or tasks of ours with one image per item."
@@ -160,27 +162,26 @@ class AmbiTaskDataset(ImageBaseDataset):
         bad = [i for i, _ in pairs if not 0 <= i < len(self.docs)]
         if bad:
             raise AmbiDatasetError(
-                f"{eval_file}: index {bad[:5]} not among the {len(self.docs)} records of {self.AMBI_SPEC.name} "
+                f"{eval_file}: index {bad[:5]} not among the {len(self.docs)} records of {self.AMBI_TASK.name} "
                 "(was the file written for another version of the task's data?)"
             )
         return [i for i, _ in pairs], [self.docs[i] for i, _ in pairs], [p for _, p in pairs], read.damaged
 
     def evaluate(self, eval_file: str, **judge_kwargs) -> dict[str, float]:
         from ambi_plugin.vlmeval.judges import judge_for
-        from ambi_plugin.vlmeval.scoring import score_task
 
         indices, docs, preds, damaged = self.predictions(eval_file)
         if damaged:
-            warn_damaged(self.AMBI_SPEC.name, eval_file, damaged)
+            warn_damaged(self.AMBI_TASK.name, eval_file, damaged)
         kwargs = self.prompt_kwargs()
         with judge_for(judge_kwargs) as judge:
-            scores = score_task(self.AMBI_SPEC, docs, preds, kwargs=kwargs, progress=True)
+            scores = self.AMBI_TASK.evaluate(docs, preds, kwargs=kwargs, progress=True)
             info = judge.info()
         stem = str(Path(eval_file).with_suffix(""))
-        entry = self.prompt_model if self.AMBI_SPEC.has_entry(self.prompt_model) else "default"
+        entry = self.prompt_model if self.AMBI_TASK.has_entry(self.prompt_model) else "default"
         settings = {k: kwargs[k] for k in MODEL_SETTING_KEYS if k in kwargs}
         out = {
-            "task": self.AMBI_SPEC.name,
+            "task": self.AMBI_TASK.name,
             "n": len(docs),
             "metrics": scores.metrics,
             "judge": info,
@@ -242,11 +243,11 @@ def warn_damaged(task: str, eval_file: str, damaged: dict[int, str]) -> None:
     )
 
 
-def make_dataset_class(spec: VlmevalTask) -> type[AmbiTaskDataset]:
-    """A subclass of :class:`AmbiTaskDataset` for ``spec``, named after the task (PascalCase)."""
-    name = class_name(spec.name)
-    doc = f"VLMEvalKit dataset {spec.name!r} ({spec.benchmark}), generated from {spec.source}."
-    return type(name, (AmbiTaskDataset,), {"AMBI_SPEC": spec, "__doc__": doc, "__module__": __name__})
+def make_dataset_class(task: Task) -> type[AmbiTaskDataset]:
+    """A subclass of :class:`AmbiTaskDataset` for ``task``, named after it (PascalCase)."""
+    name = class_name(task.name)
+    doc = f"VLMEvalKit dataset {task.name!r} ({task.benchmark}), generated from {task.source}."
+    return type(name, (AmbiTaskDataset,), {"AMBI_TASK": task, "__doc__": doc, "__module__": __name__})
 
 
 __all__ = [

@@ -136,7 +136,7 @@ def choose_prompt_model(argv: Sequence[str]) -> tuple[str | None, dict]:
     ours = registered()
     by_class = {cls.__name__: cls for cls in ours.values()}
     implicit = [  # run_plan keeps datasets whose class is ours, or named as a task of ours
-        (by_class.get(entry.get("class")) or ours[name]).AMBI_SPEC
+        (by_class.get(entry.get("class")) or ours[name]).AMBI_TASK
         for name, entry in data.items()
         if entry.get("prompt_model") is None
     ]

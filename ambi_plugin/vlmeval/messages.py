@@ -1,7 +1,7 @@
 """Turn one of our docs into a VLMEvalKit message: ``[{"type": "image" | "video" | "text", "value": ...}]``.
 
 The prompt text and the visuals come from the task YAML's own hooks, called as lmms-eval calls them
-(:mod:`ambi_plugin.vlmeval.taskhooks`): ``doc_to_text`` and ``doc_to_visual`` (images first, then the text,
+(:class:`ambi_plugin.runtime.task.TaskPrompt`): ``doc_to_text`` and ``doc_to_visual`` (images first, then the text,
 VLMEvalKit's usual order), or ``doc_to_messages`` when the YAML has it (IllusionVQA's interleaved few-shot
 examples; VIA-Bench's system prompts, whose text leads the message since VLMEvalKit's messages have no roles). VLMEvalKit models read images from files: an image lmms-eval would get unchanged from an
 RGB file is passed as that file; any other (preprocessed, converted to RGB, a sampled video frame) is
@@ -19,8 +19,7 @@ from typing import Any
 
 from ambi_plugin.paths import cache_dir
 from ambi_plugin.runtime import hooks
-from ambi_plugin.vlmeval.spec import DEFAULT_HOOKS
-from ambi_plugin.vlmeval.taskhooks import TaskHooks
+from ambi_plugin.runtime.task import TaskPrompt
 
 
 def _image_dir() -> Path:
@@ -58,15 +57,13 @@ def _item(visual: Any, source: str | None = None) -> dict:
     return {"type": "image", "value": save_image(visual)}
 
 
-def build_message(task: TaskHooks, doc: dict) -> list[dict]:
+def build_message(task: TaskPrompt, doc: dict) -> list[dict]:
     """Images (or video) then the prompt text, as lmms-eval's simple models get them."""
     rec = hooks.record_of(doc)
     visuals = task.visuals(doc)
     text = task.text(doc)
     plain = (
-        task.spec.hooks["doc_to_visual"] == DEFAULT_HOOKS["doc_to_visual"]
-        and not rec.get("video")
-        and not task.kwargs.get("preprocess", rec.get("preprocess"))
+        not task.task.own_visuals and not rec.get("video") and not task.kwargs.get("preprocess", rec.get("preprocess"))
     )
     sources = hooks.image_paths(rec) if plain else []  # then the visuals are the record's images, in order
     msgs = [_item(v, sources[i] if i < len(sources) else None) for i, v in enumerate(visuals)]
@@ -78,7 +75,7 @@ class MessageError(ValueError):
     """A task's chat messages have a shape VLMEvalKit's one-message ``generate`` cannot take."""
 
 
-def build_interleaved_message(task: TaskHooks, doc: dict) -> list[dict]:
+def build_interleaved_message(task: TaskPrompt, doc: dict) -> list[dict]:
     """The task's ``doc_to_messages`` as one VLMEvalKit message (images where the prompt places them).
 
     VLMEvalKit's ``generate(message)`` has no roles: a system turn's text leads the message; a conversation
@@ -90,7 +87,7 @@ def build_interleaved_message(task: TaskHooks, doc: dict) -> list[dict]:
     if len(users) != 1 or len(system) + len(users) != len(turns):
         roles = [t.get("role") for t in turns]
         raise MessageError(
-            f"task {task.spec.name}, record id={hooks.record_of(doc).get('id')!r}: doc_to_messages gives turns "
+            f"task {task.task.name}, record id={hooks.record_of(doc).get('id')!r}: doc_to_messages gives turns "
             f"{roles}; VLMEvalKit takes one user message (an optional system turn leads it)"
         )
     msgs = []
@@ -102,9 +99,9 @@ def build_interleaved_message(task: TaskHooks, doc: dict) -> list[dict]:
     return msgs
 
 
-def build(task: TaskHooks, doc: dict) -> list[dict]:
+def build(task: TaskPrompt, doc: dict) -> list[dict]:
     """The VLMEvalKit message of ``doc``: interleaved when the YAML has ``doc_to_messages``."""
-    return build_interleaved_message(task, doc) if task.spec.interleaved else build_message(task, doc)
+    return build_interleaved_message(task, doc) if task.task.interleaved else build_message(task, doc)
 
 
 __all__ = ["MessageError", "build", "build_interleaved_message", "build_message", "save_image"]

@@ -100,16 +100,16 @@ def for_model(name: str, config_models: Mapping[str, Any] | None = None) -> tupl
     return key, {**defaults, **model_settings(kwargs)}
 
 
-def choose(models: Mapping[str, tuple[str | None, dict[str, Any]]], specs: list) -> tuple[str | None, dict[str, Any]]:
+def choose(models: Mapping[str, tuple[str | None, dict[str, Any]]], tasks: list) -> tuple[str | None, dict[str, Any]]:
     """The one entry for a run's models; refuses models that need different prompts for a task of the run."""
     choices = {(key, tuple(sorted(settings.items()))) for key, settings in models.values()}
     if len(choices) <= 1:
         key, settings = next(iter(choices), (None, ()))
         return key, dict(settings)
     differ = [
-        spec.name
-        for spec in specs
-        if len({repr(sorted(spec.prompt_kwargs_for(k, dict(st)).items())) for k, st in choices}) > 1
+        task.name
+        for task in tasks
+        if len({repr(sorted(task.prompt_kwargs_for(k, dict(st)).items())) for k, st in choices}) > 1
     ]
     if differ:
         listed = ", ".join(f"{m} -> {key or 'default'}" for m, (key, _) in models.items())

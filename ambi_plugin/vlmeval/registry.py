@@ -1,7 +1,8 @@
 """Put our tasks and the replay model into VLMEvalKit, which has no plugin mechanism.
 
-:func:`register` generates a dataset class for every task YAML we ship (:mod:`ambi_plugin.vlmeval.spec`,
-so VIA-Bench, RCID or a new category are covered as soon as their YAMLs exist), then, in place:
+:func:`register` generates a dataset class for every task we index (:class:`ambi_plugin.runtime.task.Task`, read
+from its YAML by the runtime, so VIA-Bench, RCID or a new category are covered as soon as their YAMLs exist), then,
+in place:
 
 * inserts each class into ``vlmeval.dataset.DATASET_CLASSES`` (what ``build_dataset`` walks) and its
   name into ``SUPPORTED_DATASETS``;
@@ -49,16 +50,16 @@ def register(tasks: list[str] | None = None) -> dict[str, type]:
     import vlmeval.dataset as vd
     import vlmeval.vlm
 
+    from ambi_plugin.runtime.task import all_tasks
     from ambi_plugin.vlmeval.dataset import AmbiTaskDataset, make_dataset_class
     from ambi_plugin.vlmeval.replay import AmbiReplayVLM
-    from ambi_plugin.vlmeval.spec import all_specs
 
-    specs = all_specs()
-    wanted = specs if tasks is None else {t: specs[t] for t in _known(tasks, specs)}
-    for name, spec in wanted.items():
+    known = all_tasks()
+    wanted = known if tasks is None else {t: known[t] for t in _known(tasks, known)}
+    for name, task in wanted.items():
         if name in _REGISTERED:
             continue
-        cls = make_dataset_class(spec)
+        cls = make_dataset_class(task)
         clash = getattr(vd, cls.__name__, None)
         if clash is not None and not (isinstance(clash, type) and issubclass(clash, AmbiTaskDataset)):
             raise RegistrationError(f"task {name}: vlmeval.dataset already has {cls.__name__!r}; rename the task")
@@ -74,16 +75,16 @@ def register(tasks: list[str] | None = None) -> dict[str, type]:
     return {name: _REGISTERED[name] for name in wanted}
 
 
-def _known(tasks: list[str], specs: dict) -> list[str]:
+def _known(tasks: list[str], known: dict) -> list[str]:
     """``tasks`` with our groups expanded; an unknown name fails with suggestions."""
     import difflib
 
     from ambi_plugin.runtime.taskindex import expand_groups
 
     names = expand_groups(list(tasks), keep_unknown=True)
-    unknown = [n for n in names if n not in specs]
+    unknown = [n for n in names if n not in known]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], list(specs), n=3)
+        close = difflib.get_close_matches(unknown[0], list(known), n=3)
         hint = f" Did you mean {', '.join(close)}?" if close else " `ambi tasks` lists them."
         raise RegistrationError(f"register(tasks=...): {unknown[0]!r} is not a task or group of ours.{hint}")
     return names

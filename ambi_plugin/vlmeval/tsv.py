@@ -27,10 +27,10 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from ambi_plugin.data.taskdocs import read_docs
 from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.task import Task, TaskSpecError, all_tasks
 from ambi_plugin.runtime.taskindex import expand_groups
-from ambi_plugin.vlmeval.spec import TaskSpecError, VlmevalTask, all_specs, read_docs
-from ambi_plugin.vlmeval.taskhooks import TaskHooks
 
 
 def lmudata_root() -> Path:
@@ -44,11 +44,11 @@ def _b64(image) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def select_specs(target: str) -> list[VlmevalTask]:
+def select_specs(target: str) -> list[Task]:
     """Tasks of a benchmark (``ambibench``, ``illusionvqa`` ...), of a group, or named (comma-separated)."""
     import difflib
 
-    specs = all_specs()
+    specs = all_tasks()
     by_bench = [s for s in specs.values() if s.benchmark == target]
     if by_bench:
         return by_bench
@@ -72,15 +72,15 @@ class TsvExport(NamedTuple):
     refused: str = ""  # why the task has no file
 
 
-def export_task(spec: VlmevalTask, out_dir: Path) -> TsvExport:
+def export_task(spec: Task, out_dir: Path) -> TsvExport:
     """Write ``<out_dir>/<task>.tsv``, or refuse the task (no file) when no record can go into one."""
     from tqdm import tqdm
 
-    task = TaskHooks.of(spec)
+    prompt = spec.prompt()
     rows, skipped = [], []
     for doc in tqdm(read_docs(spec), desc=f"export {spec.name}"):
         rec = hooks.record_of(doc)
-        visuals = task.visuals(doc)
+        visuals = prompt.visuals(doc)
         if any(isinstance(v, str) for v in visuals):
             skipped.append(f"{rec['id']} (a video; the task YAML sets no video_frames)")
             continue
@@ -88,8 +88,8 @@ def export_task(spec: VlmevalTask, out_dir: Path) -> TsvExport:
             {
                 "index": len(rows),
                 "image": [_b64(v) for v in visuals],
-                "question": task.text(doc),
-                "answer": task.target(doc),
+                "question": prompt.text(doc),
+                "answer": prompt.target(doc),
                 "options": json.dumps(rec.get("options") or [], ensure_ascii=False),
                 "ambi_id": str(rec["id"]),
                 "category": rec.get("category", ""),

@@ -11,18 +11,18 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from ambi_plugin.data.taskdocs import read_docs
 from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.task import all_tasks, clean_response, clt_stderr
 from ambi_plugin.runtime.taskindex import expand_groups, expand_tasks, index
 from ambi_plugin.vlmeval.judges import settings_overrides
 from ambi_plugin.vlmeval.launcher import expand_data_args
-from ambi_plugin.vlmeval.scoring import clean_response, clt_stderr, score_task
-from ambi_plugin.vlmeval.spec import all_specs, read_docs
 from ambi_plugin.vlmeval.tsv import export_tsv
 
 
 def test_every_task_yaml_gives_a_spec_with_its_metrics_and_prompt():
     idx = index()
-    specs = all_specs()
+    specs = all_tasks()
     assert sorted(specs) == sorted(n for n, i in idx.items() if i.kind == "task")
     for name, spec in specs.items():
         cfg = idx[name].config
@@ -92,13 +92,13 @@ def test_responses_are_cleaned_like_lmms_eval_and_clt_stderr_matches_its_formula
 
 def test_score_task_uses_the_yaml_breakdown_hook(monkeypatch):
     monkeypatch.setenv("AMBI_SYNTH_N", "3")
-    spec = all_specs()["ambi_synth_geometric_tf"]
+    spec = all_tasks()["ambi_synth_geometric_tf"]
     docs = read_docs(spec)
     gold = [hooks.doc_to_target(d) for d in docs]
-    scores = score_task(spec, docs, gold)
+    scores = spec.evaluate(docs, gold)
     assert scores.metrics["acc"] == 1.0 and scores.metrics["unparsed_rate"] == 0.0
     assert {"acc_easy", "fp_ratio_trap"} <= set(scores.metrics)
-    garbage = score_task(spec, docs, ["???"] * len(docs))
+    garbage = spec.evaluate(docs, ["???"] * len(docs))
     assert garbage.metrics["acc"] == 0.0 and garbage.metrics["unparsed_rate"] == 1.0
 
 
@@ -106,7 +106,7 @@ def test_export_tsv_writes_lmudata_rows_with_our_prompts_and_pixels(tmp_path, mo
     monkeypatch.setenv("AMBI_SYNTH_N", "2")
     written = export_tsv("ambi_synth_region,ambi_synth_geometric_mc", tmp_path)
     assert [w.path.name for w in written] == ["ambi_synth_region.tsv", "ambi_synth_geometric_mc.tsv"]
-    spec = all_specs()["ambi_synth_region"]
+    spec = all_tasks()["ambi_synth_region"]
     docs = read_docs(spec)
     table = pd.read_csv(tmp_path / "ambi_synth_region.tsv", sep="\t")
     kwargs = spec.prompt_kwargs_for(None)

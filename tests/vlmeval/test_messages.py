@@ -7,17 +7,17 @@ import dataclasses
 
 import pytest
 
+from ambi_plugin.data.taskdocs import read_docs
 from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.task import TaskPrompt, all_tasks
 from ambi_plugin.vlmeval.messages import MessageError, build
-from ambi_plugin.vlmeval.spec import all_specs, read_docs
-from ambi_plugin.vlmeval.taskhooks import TaskHooks
 
 HELPERS = "vlmeval_run"
 
 
-def _custom(monkeypatch, **kwargs) -> tuple[TaskHooks, dict]:
+def _custom(monkeypatch, **kwargs) -> tuple[TaskPrompt, dict]:
     monkeypatch.setenv("AMBI_SYNTH_N", "2")
-    base = all_specs()["ambi_synth_geometric_letter"]
+    base = all_tasks()["ambi_synth_geometric_letter"]
     spec = dataclasses.replace(
         base,
         interleaved=True,
@@ -28,7 +28,7 @@ def _custom(monkeypatch, **kwargs) -> tuple[TaskHooks, dict]:
         },
         prompt_kwargs={"default": {**base.prompt_kwargs["default"], **kwargs}},
     )
-    return TaskHooks.of(spec), read_docs(spec)[0]
+    return spec.prompt(), read_docs(spec)[0]
 
 
 def test_a_system_turn_leads_the_message(monkeypatch):

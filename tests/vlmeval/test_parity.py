@@ -16,7 +16,7 @@ from illusion_fixtures import illusionbench_copy, illusionvqa_copy
 from vlmeval_run import assert_same_run, lmms_samples, run_vlmeval, vlmeval_outputs, write_hashed_answers
 
 from ambi_plugin.lmms.cli_run import replay_args
-from ambi_plugin.vlmeval.spec import all_specs
+from ambi_plugin.runtime.task import all_tasks
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +24,7 @@ LIMIT = 3
 
 
 def _tasks(*benchmarks: str) -> list[str]:
-    return sorted(name for name, spec in all_specs().items() if spec.benchmark in benchmarks)
+    return sorted(name for name, spec in all_tasks().items() if spec.benchmark in benchmarks)
 
 
 def _compare(lmms_eval, tmp_path, tasks: list[str], env: dict) -> None:
@@ -92,12 +92,11 @@ def test_qwen2_5_vl_entry_scores_boxes_as_lmms_eval_does(tmp_path, offline_env):
     from vlmeval_run import lmms_eval_as
 
     from ambi_plugin.data.replayfiles import task_records
+    from ambi_plugin.data.taskdocs import read_docs
     from ambi_plugin.runtime.taskindex import expand_tasks
     from ambi_plugin.vlmeval.dataset import class_name
-    from ambi_plugin.vlmeval.scoring import score_task
-    from ambi_plugin.vlmeval.spec import read_docs
 
-    specs = all_specs()
+    specs = all_tasks()
     rows, docs_and_answers = [], {}
     for info in expand_tasks(BOX_TASKS):
         entry = specs[info.name].prompt_kwargs["qwen2_5_vl"]
@@ -126,7 +125,7 @@ def test_qwen2_5_vl_entry_scores_boxes_as_lmms_eval_does(tmp_path, offline_env):
         score = ours[task]["score"]
         assert score["prompt_entry"] == "qwen2_5_vl" and score["model_settings"]["box_format"] == "qwen_resized"
         assert score["metrics"]["hit_rate"] == 1.0, task  # every box, read in the model's coordinates, hits
-        default = score_task(specs[task], *docs_and_answers[task])  # the same answers read as original pixels
+        default = specs[task].evaluate(*docs_and_answers[task])  # the same answers read as original pixels
         assert default.metrics["hit_rate"] < 1.0, task
 
 

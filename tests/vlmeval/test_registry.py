@@ -11,9 +11,9 @@ import vlmeval.dataset as vd
 from PIL import Image
 
 from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.task import all_tasks
 from ambi_plugin.vlmeval import register
 from ambi_plugin.vlmeval.dataset import AmbiTaskDataset, MultiImageRefused
-from ambi_plugin.vlmeval.spec import all_specs
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def classes():
 
 
 def test_every_task_yaml_becomes_a_registered_class(classes):
-    assert sorted(classes) == sorted(all_specs())
+    assert sorted(classes) == sorted(all_tasks())
     assert register() == classes  # idempotent
     for name, cls in classes.items():
         assert issubclass(cls, AmbiTaskDataset) and cls.force_use_dataset_prompt
@@ -43,7 +43,7 @@ def test_build_dataset_gives_our_prompt_and_pixels(classes, task, monkeypatch):
     monkeypatch.setenv("AMBI_SYNTH_N", "2")
     ds = vd.build_dataset(task, work_dir="ignored", verbose=False)  # run.py passes all its args
     assert type(ds) is classes[task]
-    kwargs = ds.AMBI_SPEC.prompt_kwargs_for(None)
+    kwargs = ds.AMBI_TASK.prompt_kwargs_for(None)
     for i in range(len(ds)):
         doc = ds.docs[i]
         msg = ds.build_prompt(ds.data.iloc[i])
@@ -64,8 +64,8 @@ def test_few_shot_images_are_interleaved_where_the_prompt_places_them(classes, t
 
     monkeypatch.setenv("AMBI_ILLUSIONVQA_DIR", str(illusionvqa_copy(tmp_path, shared_data)))
     ds = vd.build_dataset("ambi_illusionvqa_soft_localization_4shot_cot")
-    kwargs = ds.AMBI_SPEC.prompt_kwargs_for(None)
-    assert ds.AMBI_SPEC.interleaved
+    kwargs = ds.AMBI_TASK.prompt_kwargs_for(None)
+    assert ds.AMBI_TASK.interleaved
     doc = ds.docs[0]
     msg = ds.build_prompt(0)
     (turn,) = hooks.doc_to_messages(doc, kwargs)
@@ -161,8 +161,8 @@ def test_prompt_model_selects_the_yaml_entry_and_scores_in_its_coordinates(class
     task = "ambibench_multiscene_localization"
     qwen = vd.build_dataset(task, prompt_model="qwen2_5_vl")
     plain = vd.build_dataset(task)
-    entry = qwen.AMBI_SPEC.prompt_kwargs["qwen2_5_vl"]
-    assert qwen.prompt_kwargs() == entry and plain.prompt_kwargs() == qwen.AMBI_SPEC.prompt_kwargs["default"]
+    entry = qwen.AMBI_TASK.prompt_kwargs["qwen2_5_vl"]
+    assert qwen.prompt_kwargs() == entry and plain.prompt_kwargs() == qwen.AMBI_TASK.prompt_kwargs["default"]
     moved = vd.build_dataset(task, prompt_model="qwen2_5_vl", prompt_settings={"max_pixels": 200704})
     assert moved.prompt_kwargs() == {**entry, "max_pixels": 200704}
     assert vd.build_dataset(task, prompt_model="llava").prompt_kwargs() == plain.prompt_kwargs()  # no entry

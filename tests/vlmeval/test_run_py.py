@@ -10,9 +10,10 @@ import pytest
 from vlmeval_run import prediction_table, run_vlmeval, vlmeval_scores
 
 from ambi_plugin.data.replayfiles import write_reference_predictions
+from ambi_plugin.data.taskdocs import read_docs
 from ambi_plugin.runtime import hooks
+from ambi_plugin.runtime.task import Task
 from ambi_plugin.runtime.taskindex import expand_tasks
-from ambi_plugin.vlmeval.spec import read_docs, spec_from_info
 
 pytestmark = pytest.mark.e2e
 
@@ -60,7 +61,7 @@ def test_gold_answers_through_run_py_score_best_and_keep_prompts(tmp_path, env):
         # VLMEvalKit's prediction file holds our prompt and the replayed answer of every record
         path, rows = prediction_table(str(next((work / "ambi_replay").rglob(f"ambi_replay_{task}_score.json")))[:-11])
         assert path.suffix == ".json"  # the launcher's default format
-        spec = spec_from_info(expand_tasks(task)[0])
+        spec = Task.from_info(expand_tasks(task)[0])
         docs, kwargs = read_docs(spec), spec.prompt_kwargs_for(None)
         assert [r["question"] for r in rows] == [hooks.doc_to_text(d, kwargs) for d in docs]
         assert [r["prediction"].strip() for r in rows] == [hooks.doc_to_target(d).strip() for d in docs]

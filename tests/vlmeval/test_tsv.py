@@ -12,9 +12,9 @@ from illusion_fixtures import illusionbench_copy, illusionvqa_copy
 from PIL import Image
 from vlmeval_run import load_tsvs_in_vlmevalkit
 
+from ambi_plugin.data.taskdocs import read_docs
 from ambi_plugin.runtime import hooks
-from ambi_plugin.vlmeval.spec import all_specs, read_docs
-from ambi_plugin.vlmeval.taskhooks import TaskHooks
+from ambi_plugin.runtime.task import all_tasks
 from ambi_plugin.vlmeval.tsv import export_task, export_tsv
 
 # one task per benchmark at least; a blind (text-only) one, a multi-image one (video frames), an
@@ -54,7 +54,7 @@ def _same_pixels(path: str, image) -> bool:
 
 
 def test_every_exported_tsv_loads_through_vlmevalkit_build_dataset(tmp_path, data):
-    specs = all_specs()
+    specs = all_tasks()
     assert {specs[t].benchmark for t in TASKS} == {s.benchmark for s in specs.values()}  # every benchmark
     lmudata = tmp_path / "LMUData"
     written = export_tsv(",".join(TASKS), lmudata)
@@ -67,7 +67,7 @@ def test_every_exported_tsv_loads_through_vlmevalkit_build_dataset(tmp_path, dat
         assert "error" not in got, (w.task, got)
         assert got["class"] == "CustomVQADataset" and got["n"] == w.rows, w.task
         spec = specs[w.task]
-        task = TaskHooks.of(spec)
+        task = spec.prompt()
         docs = read_docs(spec)
         for doc, msg in zip(docs, got["messages"]):
             visuals = task.visuals(doc)
@@ -83,10 +83,10 @@ def test_every_exported_tsv_loads_through_vlmevalkit_build_dataset(tmp_path, dat
 
 def test_text_only_records_among_image_records_are_skipped_and_counted(tmp_path, monkeypatch):
     monkeypatch.setenv("AMBI_SYNTH_N", "4")
-    base = all_specs()["ambi_synth_geometric_letter"]
+    base = all_tasks()["ambi_synth_geometric_letter"]
     spec = dataclasses.replace(base, hooks={**base.hooks, "doc_to_visual": "vlmeval_run.half_blind_visual"})
     done = export_task(spec, tmp_path)
-    task = TaskHooks.of(spec)
+    task = spec.prompt()
     docs = read_docs(spec)
     with_images = [d for d in docs if task.visuals(d)]
     assert 0 < len(with_images) < len(docs)
@@ -98,7 +98,7 @@ def test_text_only_records_among_image_records_are_skipped_and_counted(tmp_path,
 
 
 def test_a_task_with_nothing_to_write_is_refused_without_a_file(tmp_path):
-    base = all_specs()["ambibench_motion_video_open"]
+    base = all_tasks()["ambibench_motion_video_open"]
     frames = {k: v for k, v in base.prompt_kwargs["default"].items() if k != "video_frames"}
     spec = dataclasses.replace(base, prompt_kwargs={"default": frames})  # videos, no frames sampled
     done = export_task(spec, tmp_path)
@@ -111,11 +111,11 @@ def test_export_tsv_command_exits_1_naming_a_refused_task(tmp_path, monkeypatch,
     import ambi_plugin.vlmeval.tsv as tsv
     from ambi_plugin.cli import main
 
-    base = all_specs()["ambibench_motion_video_open"]
+    base = all_tasks()["ambibench_motion_video_open"]
     frames = {k: v for k, v in base.prompt_kwargs["default"].items() if k != "video_frames"}
     refused = dataclasses.replace(base, prompt_kwargs={"default": frames})
     monkeypatch.setenv("AMBI_SYNTH_N", "2")
-    monkeypatch.setattr(tsv, "select_specs", lambda target: [all_specs()["ambi_synth_geometric_tf"], refused])
+    monkeypatch.setattr(tsv, "select_specs", lambda target: [all_tasks()["ambi_synth_geometric_tf"], refused])
     assert main(["export-tsv", "anything", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr()
     assert "wrote 2 rows" in out.out and "refused task ambibench_motion_video_open" in out.err
