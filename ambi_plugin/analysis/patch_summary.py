@@ -135,7 +135,7 @@ def summarize(
     if scores is not None:
         s = np.asarray(scores, dtype=float)
         corr["s_vs_exact"] = spearman_ci(s[rows, cols] if m else np.zeros(0), e_heads, idx, confidence)
-        corr["s_vs_atp"] = spearman_ci(s.reshape(-1), atp.reshape(n, -1), idx, confidence)
+        corr["s_vs_atp"] = spearman_ci(s.reshape(-1), atp.reshape(n, s.size), idx, confidence)
     for key, c in corr.items():
         c["over"] = "every head" if key == "s_vs_atp" else "the heads patched one by one"
         if key == "atp_star_vs_abs_exact":

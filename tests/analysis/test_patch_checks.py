@@ -14,7 +14,7 @@ from ambi_plugin.analysis.patch_model import Patcher, attribution, logp, patched
 from ambi_plugin.analysis.patching import PatchItem, patch_items
 from ambi_plugin.analysis.prompts import first_prompt, second_prompt
 
-from .planted import HEAD_DIM, N_LAYERS, load_float32, save_planted
+from .planted import HEAD_DIM, N_HEADS, N_LAYERS, load_float32, save_planted
 
 QUIET = {"progress": False, "say": lambda msg: None}
 
@@ -127,8 +127,10 @@ def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, im
     model.save_pretrained(folder)
     lm = load_float32(folder)
     items = [_item(i, img, w) for i, (img, w) in enumerate(zip(images, ["duck", "vase", "woman"]))]
-    data = patch_items(lm, items, switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+    scores = np.zeros((N_LAYERS, N_HEADS))  # with a scores map too (every image refused used to crash its Spearman)
+    data = patch_items(lm, items, switch_heads=[(2, 3)], per_head=[], scores=scores, draws=0, **QUIET)
     assert data["n_items"] == 0 and len(data["refused"]) == 3, data["refused"]
+    assert data["spearman"]["s_vs_atp"]["rho"] is None and data["spearman"]["s_vs_atp"]["n_heads"] == 0
     assert all("prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: (3, 2), (3, 3)" in r["reason"]
                for r in data["refused"])  # fmt: skip
     bad = np.array(data["nonfinite_activations"]["per_head"])
