@@ -53,11 +53,11 @@ def spearman(a: Any, b: Any) -> float:
         raise ValueError(f"maps differ in shape: {a.shape} vs {b.shape}")
     both = np.isfinite(a) & np.isfinite(b)
     if both.sum() < 2:
-        return float("nan")
+        return math.nan
     ra, rb = ranks(a[both]), ranks(b[both])
     ra, rb = ra - ra.mean(), rb - rb.mean()
     den = math.sqrt(float((ra * ra).sum() * (rb * rb).sum()))
-    return float((ra * rb).sum() / den) if den > 0 else float("nan")
+    return float((ra * rb).sum() / den) if den > 0 else math.nan
 
 
 def bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:

@@ -90,7 +90,7 @@ def summarize(
     per_image_random = _nanmean0(e_sets.T) if d else np.full(n, np.nan)  # each image's mean over the sets
     random_stats = mean_ci(per_image_random, idx, confidence)
     null = _nanmean0(e_sets) if d else np.zeros(0)  # each set's mean over the images
-    perm = permutation_p(switch_stats["mean"] if switch_stats["mean"] is not None else float("nan"), null)
+    perm = permutation_p(switch_stats["mean"] if switch_stats["mean"] is not None else math.nan, null)
     tail = 100 * (1 - confidence) / 2
     finite_null = null[np.isfinite(null)]
     perm.update({

@@ -236,7 +236,7 @@ def patch_items(
                          given=per_head)  # fmt: skip
     sets, set_info = layer_matched_sets(switch, layout.shape, draws, seed)
     passes = len(kept) * (1 + len(sets) + len(heads))
-    per_pass = float(np.median(seconds)) if seconds else float("nan")
+    per_pass = float(np.median(seconds)) if seconds else math.nan
     cost = {"forward_passes": passes, "seconds_per_pass": per_pass if seconds else None,
             "estimate_s": passes * per_pass if seconds else None}  # fmt: skip
     which = "every head" if all_heads else f"{len(heads)} heads"
@@ -259,5 +259,5 @@ def _measure(lm: Any, patcher: Patcher, state: _State, heads: Sequence[tuple[int
     finite (counted per head by the summary)."""
     logits = patched_logits(lm, patcher, state.run_a, values_from(state.run_b, heads))
     if not bool(logits.isfinite().all()):
-        return float("nan"), None
+        return math.nan, None
     return (logp(logits, state.b) - state.lp_a) / state.gap, int(logits.argmax()) == state.b

@@ -12,7 +12,14 @@ import pytest
 
 from ambi_plugin.analysis.collect import capture_category, load_items
 from ambi_plugin.analysis.hooks import remaining_hooks
-from ambi_plugin.analysis.patching import PatchingError, PatchItem, patch_items, patch_position, spearman
+from ambi_plugin.analysis.patching import (
+    PatchingError,
+    PatchItem,
+    patch_items,
+    patch_position,
+    select_heads,
+    spearman,
+)
 from ambi_plugin.analysis.prompts import first_prompt, second_prompt
 from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 from ambi_plugin.lmms.analysis_driver import load_backend
@@ -50,8 +57,36 @@ def test_spearman_on_known_inputs():
     assert np.isnan(spearman(np.ones(4), a[:4])) and np.isnan(spearman([1.0, np.nan], [2.0, 3.0]))
 
 
+def test_the_heads_patched_one_by_one_are_the_union_of_the_top_k_rankings():
+    s = np.array([[0.9, 0.1, 0.5], [0.2, np.nan, 0.8]])
+    atp = np.array([[0.0, 0.7, 0.6], [np.nan, 0.9, -1.0]])
+    star = np.array([[0.3, 0.2, 0.1], [0.0, 0.0, 0.05]])
+    # top 2 by s: (0, 0), (1, 2); by AtP: (1, 1), (0, 1); by AtP*: (0, 0), (0, 1); NaN never ranks
+    got = select_heads((2, 3), k=2, scores=s, atp=atp, atp_star=star)
+    assert got == [((0, 0), "s+atp*"), ((0, 1), "atp+atp*"), ((1, 1), "atp"), ((1, 2), "s")]
+    assert select_heads((2, 3), k=2, scores=s, atp=np.array([[0.9, 0.0, 0.0], [0.0, 0.0, 0.8]])) == [
+        ((0, 0), "both"),
+        ((1, 2), "both"),
+    ]
+    both_star = select_heads((2, 3), k=1, scores=s, atp=np.array([[0.9, 0, 0], [0, 0, 0]]), atp_star=star)
+    assert both_star == [((0, 0), "both+atp*")]
+    assert select_heads((2, 3), k=1, scores=s) == [((0, 0), "s")], "without AtP: the top by s alone"
+    assert select_heads((2, 3), k=0, scores=s, atp=atp) == [] and select_heads((2, 3), k=3) == []
+    assert len(select_heads((2, 3), k=10, scores=s)) == 5, "k beyond the scored heads: every scored head"
+    every = select_heads((2, 3), k=1, scores=s, all_heads=True)
+    assert every == [((l_, h), "all") for l_ in range(2) for h in range(3)]
+    given = select_heads((2, 3), k=1, scores=s, all_heads=True, given=[(1, 2), [0, 1], (1, 2)])
+    assert given == [((1, 2), "given"), ((0, 1), "given")], "given as is (first mention, no duplicates)"
+    ties = select_heads((2, 3), k=2, scores=np.ones((2, 3)))
+    assert ties == [((0, 0), "s"), ((0, 1), "s")], "ties: the first heads in (layer, head) order"
+
+
 def test_only_single_token_positions_counted_from_the_end_can_be_patched():
-    assert patch_position("last_prompt") == -1 and patch_position("-3") == -3
+    assert patch_position("last_prompt") == -1 and patch_position("-3") == -3 and patch_position(-2) == -2
+    with pytest.raises(PatchingError, match="one token position, but the capture used 'mean_prompt'"):
+        patch_position("mean_prompt")
+    with pytest.raises(PatchingError, match="`position` to be one of"):
+        patch_position("middle")
     with pytest.raises(PatchingError, match="--position last_prompt"):
         patch_position("mean_generated")
     with pytest.raises(PatchingError, match="Count from the end instead: -1 is the last prompt token"):
