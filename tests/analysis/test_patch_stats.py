@@ -163,3 +163,42 @@ def test_layer_matched_sets_edges():
     assert layer_matched_sets([(0, 0), (0, 0)], (1, 2), draws=5, seed=0)[0] == [[(0, 1)]], (
         "a head named twice counts once"
     )
+
+
+def test_values_read_back_from_the_json_with_nulls(recwarn):
+    """The table's JSON writes a missing value as null: the p-value, a mean and a rank agreement recomputed from those
+    lists read null as a missing value (counted against the switch set, left out of a mean)."""
+    assert permutation_p(0.5, [0.1, None, 0.7]) == {"p": 3 / 4, "k": 2, "n": 3}
+    got = mean_ci([0.5, None, 1.0], bootstrap_indices(3, 50, seed=0))
+    assert got["mean"] == 0.75 and got["n"] == 2 and got["n_nonfinite"] == 1
+    rho = spearman_ci([3.0, 1.0, 2.0], [[0.3, None, 0.2], [0.5, 0.1, 0.4]], bootstrap_indices(2, 20, seed=0))
+    assert rho["rho"] == pytest.approx(1.0) and rho["n_heads"] == 3
+    cols = mean_ci([[1.0, np.nan], [2.0, np.nan]], bootstrap_indices(2, 50, seed=0))
+    assert cols["mean"] == [1.5, None] and cols["ci"][1] is None, "a head with no value on any image"
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], "quietly: no numpy warning"
+
+
+def test_resamples_are_integer_indices_even_when_there_are_none():
+    x = np.array([0.7])
+    for idx in (bootstrap_indices(1, 10, seed=0), bootstrap_indices(4, 0, seed=0)):
+        assert idx.dtype.kind == "i" and x[idx[:, :1]].shape == (0, 1)
+
+
+def test_no_p_value_without_an_observed_effect_or_sets():
+    assert permutation_p(float("nan"), [0.1, 0.2]) == {"p": None, "k": None, "n": 2}
+    assert permutation_p(0.4, []) == {"p": None, "k": None, "n": 0}
+    _, info = layer_matched_sets([(0, 0), (0, 1), (1, 0), (1, 1)], (2, 3), draws=5, seed=0)
+    assert info["reason"] == (
+        "too few other heads in layer 0: 2 switch heads, 1 others; layer 1: 2 switch heads, 1 others"
+    ), "every short layer named"
+
+
+def test_rank_agreement_of_maps_read_back_from_the_json(recwarn):
+    """The JSON's maps (AtP, exact effects) hold null for a head without a value: Spearman leaves it out."""
+    atp = [[0.3, None, 0.1], [0.9, 0.2, None]]
+    exact = [[0.5, 0.4, 0.0], [1.0, None, 0.7]]
+    assert spearman(atp, exact) == pytest.approx(1.0) and spearman(exact, atp) == pytest.approx(1.0)
+    assert math.isnan(spearman([1.0, 2.0, 3.0], [4.0, 4.0, 4.0]))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], "a constant side: quietly NaN"
+    np.testing.assert_array_equal(ranks([10, 30, 20, 30, 10]), [1.5, 4.5, 3.0, 4.5, 1.5])
+    np.testing.assert_array_equal(ranks(np.array([0.5])), [1.0])

@@ -15,6 +15,7 @@ from ambi_plugin.analysis.hooks import remaining_hooks
 from ambi_plugin.analysis.patching import (
     PatchingError,
     PatchItem,
+    _duration,
     patch_items,
     patch_position,
     select_heads,
@@ -156,6 +157,55 @@ def test_patching_the_planted_head_restores_the_switch(planted, images):
                         scores=s, progress=False)  # fmt: skip
     assert again["spearman"]["s_vs_atp"]["rho"] > 0.5 and again["spearman"]["s_vs_exact"]["rho"] == pytest.approx(1.0)
     assert again["spearman"]["s_vs_exact"]["ci"] is None, "one image: no interval"
+
+
+def test_cost_skipped_items_union_and_settings_said(planted, images):
+    """The cost is said first (images x (heads + switch set + random sets) forward passes, measured seconds per pass);
+    an image whose prompts predict the same token is skipped and named; duplicates in the switch heads count once;
+    the default selection is the union of the top-k by s and by AtP."""
+    _, lm = planted
+    said = []
+    p1 = first_prompt("bistable")
+    items = [*_items(images)[:2], PatchItem("same", [images[2]], p1, p1)]
+    s = np.zeros((4, 4))
+    s[PLANTED], s[0, 0] = 0.9, 0.5
+    data = patch_items(lm, items, switch_heads=[PLANTED, list(PLANTED)], scores=s, top_k=1, draws=2, say=said.append,
+                       progress=False)  # fmt: skip
+    assert data["skipped"] == [{"id": "same", "reason": "the two runs predict the same first answer token"}]
+    assert data["n_items"] == 2 and [it["id"] for it in data["items"]] == ["b0", "b1"]
+    assert data["conditions"][0]["heads"] == [list(PLANTED)], "a head named twice is patched once"
+    assert data["selection"] == {"mode": "union", "k": 1, "atp_star": False, "n_heads": 1}
+    assert [(r["layer"], r["head"], r["from"]) for r in data["per_head"]] == [(*PLANTED, "both")]
+    perm = data["permutation"]
+    assert perm["n"] == 2 and perm["n_possible"] == 3 and perm["exact"] is False, "2 draws of the 3 possible sets"
+    cost = data["cost"]
+    assert cost["forward_passes"] == 2 * (1 + 2 + 1) and cost["seconds_per_pass"] > 0
+    assert cost["estimate_s"] == pytest.approx(8 * cost["seconds_per_pass"])
+    assert len(said) == 1 and said[0].startswith(
+        "patching: 2 images x (1 heads one by one + the switch set + 2 layer-matched random sets) = 8 forward passes x "
+    )
+    assert said[0].endswith(f" s per pass (measured on this model) = about {_duration(cost['estimate_s'])}")
+    none = patch_items(lm, items[2:], switch_heads=[PLANTED], all_heads=True, draws=2, say=said.append, progress=False)
+    assert none["n_items"] == 0 and none["cost"] == {"forward_passes": 0, "seconds_per_pass": None, "estimate_s": None}
+    assert said[-1].startswith("patching: 0 images x (every head one by one") and said[-1].endswith(
+        "= about unknown (no image was run)"
+    )
+    assert none["selection"]["mode"] == "all" and none["items"] == [] and none["permutation"]["p"] is None
+    for bad, what in (([(0, -1)], r"head \(0, -1\)"), ([(0, 4)], r"head \(0, 4\)"), ([(4, 0)], r"head \(4, 0\)")):
+        with pytest.raises(PatchingError, match=what + r" is outside the model's 4 x 4 heads"):
+            patch_items(lm, items, switch_heads=[PLANTED], per_head=bad, draws=0, progress=False)
+    with pytest.raises(PatchingError, match=r"head \(-1, 0\) is outside"):
+        patch_items(lm, items, switch_heads=[(-1, 0)], draws=0, progress=False)
+    with pytest.raises(PatchingError, match="no switch heads to patch"):
+        patch_items(lm, items, switch_heads=[], draws=0, progress=False)
+    assert remaining_hooks(lm) == []
+
+
+def test_durations_are_said_in_a_readable_unit():
+    assert _duration(0.04) == "0.0 s" and _duration(119.94) == "119.9 s"
+    assert _duration(120) == "2.0 min" and _duration(7199) == "120.0 min"
+    assert _duration(7200) == "2.0 h" and _duration(36000) == "10.0 h"
+    assert _duration(float("nan")) == "unknown (no image was run)" and _duration(float("inf")).startswith("unknown")
 
 
 def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, images):
