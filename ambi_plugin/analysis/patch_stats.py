@@ -26,6 +26,7 @@ __all__ = [
     "bootstrap_indices",
     "layer_matched_sets",
     "mean_ci",
+    "nanmean",
     "permutation_p",
     "ranks",
     "spearman",
@@ -73,8 +74,9 @@ def _interval(values: np.ndarray, confidence: float) -> list[float] | None:
     return [float(lo), float(hi)]
 
 
-def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
-    """Mean over ``axis`` of the finite values (NaN where there is none), without numpy's warning."""
+def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
+    """Mean over ``axis`` of the finite values (NaN where there is none, also along an empty axis), without numpy's
+    warning."""
     ok = np.isfinite(x)
     n = ok.sum(axis)
     total = np.where(ok, x, 0.0).sum(axis)
@@ -96,7 +98,7 @@ def mean_ci(x: Any, idx: np.ndarray, confidence: float = 0.95) -> dict[str, Any]
     """The mean over images (axis 0; non-finite values left out and counted) of ``x`` (``[n]`` or ``[n, m]``) with its
     bootstrap interval from the resamples ``idx``: ``{"mean", "ci", "n", "n_nonfinite"}`` (lists for ``[n, m]``)."""
     x = np.asarray(x, dtype=float)
-    mean = _nanmean(x, 0)
+    mean = nanmean(x, 0)
     n_ok = np.isfinite(x).sum(0)
     boot = _boot_means(x, idx)  # [B] or [B, m]
     ci = _interval(boot, confidence) if x.ndim == 1 else [_interval(boot[:, j], confidence) for j in range(x.shape[1])]
@@ -117,7 +119,7 @@ def spearman_ci(
         """The image mean and the resamples' means (``[B, m]``); a map fixed across images stays as it is."""
         if x.ndim == 1:
             return x, np.broadcast_to(x, (len(idx), x.size))
-        return _nanmean(x, 0), _boot_means(x, idx)
+        return nanmean(x, 0), _boot_means(x, idx)
 
     (ma, ba), (mb, bb) = means(a), means(b)
     if absolute_b:

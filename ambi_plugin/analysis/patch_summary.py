@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ambi_plugin.analysis.patch_stats import bootstrap_indices, mean_ci, permutation_p, spearman_ci
+from ambi_plugin.analysis.patch_stats import bootstrap_indices, mean_ci, nanmean, permutation_p, spearman_ci
 
 __all__ = ["DEFINITION", "summarize"]
 
@@ -29,13 +29,7 @@ def _num(v: Any) -> float | None:
 
 
 def _map(a: np.ndarray | None) -> list | None:
-    return None if a is None else [[_num(v) for v in row] for row in np.asarray(a, dtype=float)]
-
-
-def _nanmean0(x: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(x)
-    n = ok.sum(0)
-    return np.divide(np.where(ok, x, 0.0).sum(0), n, out=np.full(x.shape[1:], np.nan), where=n > 0)
+    return None if a is None else [[_num(v) for v in row] for row in np.asarray(a)]
 
 
 def _effects(states: Sequence[Any], key: str, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -45,8 +39,8 @@ def _effects(states: Sequence[Any], key: str, width: int | None = None) -> tuple
         width = 1
     else:
         rows = [s.results[key] for s in states]
-    eff = np.array([[r[0] for r in row] for row in rows], dtype=float).reshape(len(states), width)
-    flip = np.array([[np.nan if r[1] is None else float(r[1]) for r in row] for row in rows], dtype=float)
+    eff = np.array([[r[0] for r in row] for row in rows]).reshape(len(states), width)
+    flip = np.array([[np.nan if r[1] is None else float(r[1]) for r in row] for row in rows])
     return eff, flip.reshape(len(states), width)
 
 
@@ -87,16 +81,16 @@ def summarize(
         bad = bad + refused_nonfinite  # the images refused for NaN/inf logits count too
 
     switch_stats = mean_ci(e_sw[:, 0], idx, confidence)
-    per_image_random = _nanmean0(e_sets.T) if d else np.full(n, np.nan)  # each image's mean over the sets
+    per_image_random = nanmean(e_sets, 1)  # each image's mean over the sets
     random_stats = mean_ci(per_image_random, idx, confidence)
-    null = _nanmean0(e_sets) if d else np.zeros(0)  # each set's mean over the images
+    null = nanmean(e_sets, 0)  # each set's mean over the images
     perm = permutation_p(switch_stats["mean"] if switch_stats["mean"] is not None else math.nan, null)
     tail = 100 * (1 - confidence) / 2
     finite_null = null[np.isfinite(null)]
     perm.update({
         "statistic": "mean effect over images", "alternative": "the switch set's mean effect is larger",
         "observed": switch_stats["mean"], "layer_matched": True, **set_info,
-        "null_mean": _num(finite_null.mean()) if finite_null.size else None,
+        "null_mean": _num(nanmean(null, 0)),
         "null_range": [float(v) for v in np.percentile(finite_null, [tail, 100 - tail])] if finite_null.size else None,
         "seed": seed, "sets": [[list(h) for h in s] for s in sets], "set_effects": [_num(v) for v in null],
     })  # fmt: skip
@@ -106,7 +100,7 @@ def summarize(
          "ci": switch_stats["ci"], "n": switch_stats["n"], "n_nonfinite": switch_stats["n_nonfinite"], **_flips(f_sw)},
         {"condition": "layer-matched random sets", "n_sets": d, "exact": bool(set_info.get("exact")),
          "effect": random_stats["mean"], "ci": random_stats["ci"], "n": random_stats["n"],
-         "flip_rate": _num(np.nanmean(f_sets)) if np.isfinite(f_sets).any() else None},
+         "flip_rate": _num(nanmean(f_sets.reshape(-1), 0))},
     ]  # fmt: skip
 
     rows, cols = (np.array([h[0] for h, _ in heads], dtype=int), np.array([h[1] for h, _ in heads], dtype=int))
@@ -175,8 +169,8 @@ def summarize(
             "total": int(bad.sum()),
             "heads": int((bad > 0).sum()),
         },  # fmt: skip
-        "atp": _map(_nanmean0(atp) if n else np.full(shape, np.nan)),
-        "atp_star": _map(_nanmean0(star) if star is not None and n else None) if atp_star else None,
+        "atp": _map(nanmean(atp, 0)),
+        "atp_star": None if star is None else _map(nanmean(star, 0)),
         "exact": _map(exact),
         "items": items,
     }

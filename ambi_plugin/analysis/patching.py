@@ -47,7 +47,7 @@ from ambi_plugin.analysis.patch_model import (
     run_prompt,
     values_from,
 )
-from ambi_plugin.analysis.patch_stats import layer_matched_sets, spearman
+from ambi_plugin.analysis.patch_stats import layer_matched_sets, nanmean, spearman
 from ambi_plugin.analysis.positions import PositionError, check_same_token, paired_position
 
 __all__ = ["PatchItem", "PatchingError", "patch_items", "patch_position", "select_heads", "spearman"]
@@ -157,12 +157,6 @@ def select_heads(
     return out
 
 
-def _nanmean0(x: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(x)
-    n = ok.sum(0)
-    return np.divide(np.where(ok, x, 0.0).sum(0), n, out=np.full(x.shape[1:], np.nan), where=n > 0)
-
-
 def _duration(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "unknown (no image was run)"
@@ -230,8 +224,8 @@ def patch_items(
             continue
         seconds += [state.run_a.seconds, state.run_b.seconds]
         kept.append(state)
-    atp_mean = _nanmean0(np.stack([s.atp for s in kept])) if kept else None
-    star_mean = _nanmean0(np.stack([s.atp_star for s in kept])) if kept and atp_star else None
+    atp_mean = nanmean(np.stack([s.atp for s in kept]), 0) if kept else None
+    star_mean = nanmean(np.stack([s.atp_star for s in kept]), 0) if kept and atp_star else None
     heads = select_heads(layout.shape, k=top_k, scores=scores, atp=atp_mean, atp_star=star_mean, all_heads=all_heads,
                          given=per_head)  # fmt: skip
     sets, set_info = layer_matched_sets(switch, layout.shape, draws, seed)

@@ -174,7 +174,7 @@ def test_without_atp_star_or_scores():
     assert data["selection"]["atp_star"] is False
 
 
-def test_an_atp_map_with_a_nan_image_averages_the_others():
+def test_an_atp_map_with_a_nan_image_averages_the_others(recwarn):
     states = _states()
     states[1].atp = np.full(SHAPE, np.nan)
     states[2].atp = states[2].atp.copy()
@@ -183,6 +183,9 @@ def test_an_atp_map_with_a_nan_image_averages_the_others():
     atp = np.array(data["atp"], dtype=float)
     assert atp[0, 0] == pytest.approx(ATP[0][0, 0]) and atp[1, 2] == pytest.approx((ATP[0][1, 2] + ATP[2][1, 2]) / 2)
     assert data["items"][1]["atp"] == [[None] * 3] * 2
+    states[0].atp = states[2].atp = np.full(SHAPE, np.nan)  # no image with a value: None, quietly
+    assert _summary(states)["atp"] == [[None] * 3] * 2
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 def test_no_random_set_and_no_head_patched_one_by_one():
@@ -201,7 +204,7 @@ def test_no_random_set_and_no_head_patched_one_by_one():
     assert data["items"][0]["per_head"] == {} and data["items"][0]["set_effects"] == []
 
 
-def test_every_set_nan_on_every_image():
+def test_every_set_nan_on_every_image(recwarn):
     states = _states()
     for st in states:
         st.results["sets"] = [(NAN, None), (NAN, None)]
@@ -210,6 +213,7 @@ def test_every_set_nan_on_every_image():
     assert rnd["effect"] is None and rnd["flip_rate"] is None and rnd["n"] == 0
     assert perm["set_effects"] == [None, None] and perm["k"] == 2 and perm["p"] == 1.0, "a set without a value counts"
     assert perm["null_mean"] is None and perm["null_range"] is None
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], "no value: None, quietly"
 
 
 def test_no_image_left():
@@ -220,7 +224,7 @@ def test_no_image_left():
     switch = data["conditions"][0]
     assert switch["effect"] is None and switch["ci"] is None and switch["n"] == 0 and switch["flips"] == 0
     assert data["permutation"]["p"] is None and data["permutation"]["observed"] is None
-    assert data["atp"] == [[None] * 3] * 2 and data["atp_star"] is None
+    assert data["atp"] == [[None] * 3] * 2 and data["atp_star"] == [[None] * 3] * 2
     assert data["nonfinite_activations"] == {"per_head": [[0, 0, 0], [0, 3, 0]], "total": 3, "heads": 1}
     assert [r["effect"] for r in data["per_head"]] == [None, None, None]
     without = _summary([], atp_star=False)

@@ -26,7 +26,9 @@ from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 from ambi_plugin.lmms.analysis_driver import load_backend
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
-from .tiny_models import PLANTED, save_planted_qwen
+from .tiny_models import PLANTED, preload_qwen_backend, save_planted_qwen
+
+preload_qwen_backend()
 
 SIBLING = (PLANTED[0], PLANTED[1] ^ 1)  # 4 query heads on 2 K/V heads: heads 0 and 1 share one
 
