@@ -74,8 +74,8 @@ def summarize(
     e_sw, f_sw = _effects(states, "switch")
     e_heads, f_heads = _effects(states, "heads", m)
     e_sets, f_sets = _effects(states, "sets", d)
-    atp = np.stack([s.atp for s in states]) if n else np.full((0, *shape), np.nan)
-    star = (np.stack([s.atp_star for s in states]) if n else np.full((0, *shape), np.nan)) if atp_star else None
+    atp = np.array([s.atp for s in states]).reshape(n, *shape)  # [images, layers, heads]
+    star = np.array([s.atp_star for s in states]).reshape(n, *shape) if atp_star else None
     bad = np.stack([s.nonfinite for s in states]).sum(0) if n else np.zeros(shape, dtype=int)
     if refused_nonfinite is not None:
         bad = bad + refused_nonfinite  # the images refused for NaN/inf logits count too

@@ -135,6 +135,13 @@ def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, im
                for r in data["refused"])  # fmt: skip
     bad = np.array(data["nonfinite_activations"]["per_head"])
     assert bad[3, 2] == bad[3, 3] == 3 and bad.sum() == 6 and data["nonfinite_activations"]["heads"] == 2
+    with torch.no_grad():  # one layer lower: its two heads, then every head of layer 3 (NaN inputs): 10 heads named
+        unwrap_model(lm).model.language_model.layers[2].self_attn.v_proj.bias[0] = float("inf")
+    data = patch_items(lm, items[:1], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+    heads = ", ".join(["(2, 0)", "(2, 1)", "(3, 0)", "(3, 1)", "(3, 2)", "(3, 3)"])
+    assert data["refused"][0]["reason"] == (
+        f"prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: {heads} and 4 more"
+    )
 
 
 def test_settings_that_do_not_fit_the_model_are_said(lm, images):
@@ -142,3 +149,140 @@ def test_settings_that_do_not_fit_the_model_are_said(lm, images):
         patch_items(lm, [_item(0, images[0])], switch_heads=[(4, 0)], draws=0, **QUIET)
     with pytest.raises(ValueError, match=r"switching scores are \(4, 4\).*the model has \(4, 8\)"):
         patch_items(lm, [_item(0, images[0])], switch_heads=[(1, 1)], scores=np.zeros((4, 4)), draws=0, **QUIET)
+
+
+class _Driver:
+    """A model driver (what lmms-eval's adapter hands the analysis) with a backend's odd habits: ``mode`` "generate
+    3" (generates more tokens than asked), "positional" (calls the model with positional inputs), "cached" (answers
+    without calling the model)."""
+
+    mode = "generate 3"
+
+    def __init__(self, lm, *, gen_kwargs=None):
+        from ambi_plugin.lmms.analysis_driver import BackendModel
+
+        self.lm, self.backend = lm, BackendModel(lm, gen_kwargs={"max_new_tokens": 3})
+
+    def generate(self, prompt, images):
+        if self.mode == "positional":
+            unwrap_model(self.lm)(torch.tensor([[1, 2, 3]]))
+        return "" if self.mode != "generate 3" else self.backend.generate(prompt, images)
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("generate 3", None),
+        ("positional", "Qwen2_5_VLForConditionalGeneration was called with positional inputs; cannot re-run them"),
+        ("cached", "the backend never called Qwen2_5_VLForConditionalGeneration's forward"),
+    ],
+)
+def test_the_rerun_takes_the_backends_first_forward_call_or_says_why_it_cannot(lm, images, mode, reason):
+    from ambi_plugin.analysis.driver import set_driver_factory
+
+    _Driver.mode = mode
+    old = set_driver_factory(_Driver)
+    try:
+        data = patch_items(lm, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+    finally:
+        set_driver_factory(old)
+    assert remaining_hooks(lm) == []
+    if reason is None:  # the first call's inputs and logits (the prompt), not a later decoding step's
+        assert data["n_items"] == 1 and data["refused"] == [] and data["conditions"][0]["effect"] > 0.5
+    else:
+        assert data["n_items"] == 0 and data["refused"] == [{"id": "b0", "reason": reason}]
+
+
+def test_positions_outside_a_prompt_or_on_different_tokens_are_refused(lm, images):
+    from ambi_plugin.analysis.driver import model_driver
+    from ambi_plugin.analysis.positions import FirstCallIds
+
+    item = _item(0, images[0])
+    ids = {}
+    with FirstCallIds(lm) as rec:
+        for key, prompt in (("a", item.prompt_a), ("b", item.prompt_b)):
+            rec.start()
+            model_driver(lm, gen_kwargs={"max_new_tokens": 1}).generate(prompt, item.images)
+            ids[key] = rec.ids.tolist()
+    far = -len(ids["a"]) - 1
+    data = patch_items(lm, [item], switch_heads=[(2, 3)], position=far, per_head=[], draws=0, **QUIET)
+    assert data["refused"] == [{"id": "b0", "reason": f"token position {far} is outside prompt 1, which has "
+                                f"{len(ids['a'])} tokens (positions {far + 1}..{len(ids['a']) - 1})"}]  # fmt: skip
+    differ = next(p for p in range(-1, -20, -1) if ids["a"][p] != ids["b"][p])
+    data = patch_items(lm, [item], switch_heads=[(2, 3)], position=differ, per_head=[], draws=0, **QUIET)
+    assert data["refused"][0]["reason"].startswith(
+        f"token position {differ} names token id {ids['a'][differ]} in prompt 1 and {ids['b'][differ]} in prompt 2"
+    )
+    same = differ + 1  # the prompts' common ending: patched there
+    data = patch_items(lm, [item], switch_heads=[(2, 3)], position=same, per_head=[], draws=0, **QUIET)
+    assert data["refused"] == [] and data["n_items"] + len(data["skipped"]) == 1
+
+
+def test_a_rerun_must_reproduce_the_backends_logits_to_a_relative_1e_3(lm, images):
+    """The tolerance is 1e-3 of the largest logit, at least 1e-3: a re-run off by 0.8 of it is kept, by 1.2 refused,
+    also for logits scaled under 1; a re-run whose logits are NaN while the backend's were finite is refused as
+    non-finite, with no head named."""
+    from ambi_plugin.analysis.driver import model_driver
+
+    big = {}
+
+    def measure(module, args, kwargs, out):
+        big.setdefault("max", float(out.logits[0, -1].abs().max()))
+
+    model = unwrap_model(lm)
+    handle = model.register_forward_hook(measure, with_kwargs=True)
+    try:
+        model_driver(lm, gen_kwargs={"max_new_tokens": 1}).generate(first_prompt("bistable"), [images[0]])
+    finally:
+        handle.remove()
+    spoil = {"by": 0.0, "scale": 1.0}
+
+    def off(module, args, kwargs, out):  # every call scaled, the re-run (use_cache=False) also moved
+        out.logits = out.logits * spoil["scale"] + (spoil["by"] if kwargs.get("use_cache") is False else 0.0)
+        return out
+
+    handle = model.register_forward_hook(off, with_kwargs=True)
+    try:
+        results = []
+        for scale, tol in ((1.0, 1e-3 * big["max"]), (0.5 / big["max"], 1e-3)):  # the largest logit: big, then 0.5
+            for by in (0.8 * tol, 1.2 * tol):
+                spoil.update(by=by, scale=scale)
+                data = patch_items(lm, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+                results.append(data["refused"])
+        spoil.update(by=float("nan"), scale=1.0)
+        nan = patch_items(lm, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)["refused"]
+    finally:
+        handle.remove()
+    assert big["max"] > 2.0 and results[0] == [] and results[2] == []
+    for refused in (results[1], results[3]):
+        assert refused[0]["reason"].startswith("re-running the backend's inputs does not reproduce its logits")
+    assert nan == [{"id": "b0", "reason": "prompt 1 gives NaN or infinite logits"}]
+
+
+def test_gradient_drop_needs_decoder_layers_it_can_find_and_pair(lm, images):
+    from ambi_plugin.analysis.heads import HeadLayout
+    from ambi_plugin.analysis.patch_model import PatchingError, grad_drop
+
+    item = _item(0, images[0])
+    layout = head_layout(lm)
+    patcher = Patcher(lm, layout, -1)
+    run_a = run_prompt(lm, patcher, item.prompt_a, item.images)
+    run_b = run_prompt(lm, patcher, item.prompt_b, item.images)
+    b = int(run_b.logits.argmax())
+    one = HeadLayout(layout.names[:1], layout.n_heads, layout.head_dim)
+    with pytest.raises(PatchingError, match="AtP\\* \\(GradDrop\\) needs at least two decoder layers"):
+        grad_drop(lm, patcher, run_a, run_b, b, one)
+    odd = HeadLayout(("model.blocks.0.attn.o", "model.blocks.1.attn.o"), layout.n_heads, layout.head_dim)
+    with pytest.raises(PatchingError, match=r"decoder layer around 'model.blocks.0.attn.o' and found none"):
+        grad_drop(lm, patcher, run_a, run_b, b, odd)
+    gone = HeadLayout(("model.layers.7.self_attn.o_proj", *layout.names[1:]), layout.n_heads, layout.head_dim)
+    with pytest.raises(PatchingError, match=r"around 'model.layers.7.self_attn.o_proj'"):
+        grad_drop(lm, patcher, run_a, run_b, b, gone)
+    emb = unwrap_model(lm).get_input_embeddings()  # token ids in, vectors out: nothing to pair
+    with pytest.raises(PatchingError, match="input and output hidden states could not be paired"):
+        attribution(lm, patcher, run_a, run_b, b, layout, drop_layer=emb)
+    assert remaining_hooks(lm) == []
+    # GradDrop = the mean over the L - 1 ... of |AtP with each layer dropped|, summed over all L layers
+    blocks = unwrap_model(lm).model.language_model.layers
+    total = sum(np.abs(attribution(lm, patcher, run_a, run_b, b, layout, drop_layer=blk)) for blk in blocks)
+    np.testing.assert_allclose(grad_drop(lm, patcher, run_a, run_b, b, layout), total / (N_LAYERS - 1), rtol=1e-6)
