@@ -76,7 +76,7 @@ def summarize(
     e_sets, f_sets = _effects(states, "sets", d)
     atp = np.array([s.atp for s in states]).reshape(n, *shape)  # [images, layers, heads]
     star = np.array([s.atp_star for s in states]).reshape(n, *shape) if atp_star else None
-    bad = np.stack([s.nonfinite for s in states]).sum(0) if n else np.zeros(shape, dtype=int)
+    bad = np.array([s.nonfinite for s in states], dtype=int).reshape(n, *shape).sum(0)  # NaN/inf head outputs
     if refused_nonfinite is not None:
         bad = bad + refused_nonfinite  # the images refused for NaN/inf logits count too
 
@@ -105,9 +105,9 @@ def summarize(
 
     rows, cols = (np.array([h[0] for h, _ in heads], dtype=int), np.array([h[1] for h, _ in heads], dtype=int))
     head_stats = mean_ci(e_heads, idx, confidence)
-    atp_sel = atp[:, rows, cols] if m else np.zeros((n, 0))
+    atp_sel = atp[:, rows, cols]  # [images, heads patched one by one]
     atp_stats = mean_ci(atp_sel, idx, confidence)
-    star_sel = star[:, rows, cols] if star is not None and m else None
+    star_sel = None if star is None else star[:, rows, cols]
     star_stats = mean_ci(star_sel, idx, confidence) if star_sel is not None else None
     order = np.argsort(-np.nan_to_num(np.array(head_stats["mean"], dtype=float), nan=-np.inf), kind="stable")
     rank = {int(j): r + 1 for r, j in enumerate(order)}
@@ -127,8 +127,8 @@ def summarize(
     if star_sel is not None:
         corr["atp_star_vs_abs_exact"] = spearman_ci(star_sel, e_heads, idx, confidence, absolute_b=True)
     if scores is not None:
-        s = np.asarray(scores, dtype=float)
-        corr["s_vs_exact"] = spearman_ci(s[rows, cols] if m else np.zeros(0), e_heads, idx, confidence)
+        s = np.asarray(scores)
+        corr["s_vs_exact"] = spearman_ci(s[rows, cols], e_heads, idx, confidence)
         corr["s_vs_atp"] = spearman_ci(s.reshape(-1), atp.reshape(n, s.size), idx, confidence)
     for key, c in corr.items():
         c["over"] = "every head" if key == "s_vs_atp" else "the heads patched one by one"
@@ -136,8 +136,7 @@ def summarize(
             c["note"] = "AtP* is a magnitude: ranked against the size of the exact effect, |effect|"
 
     exact = np.full(shape, np.nan)
-    if m:
-        exact[rows, cols] = np.array(head_stats["mean"], dtype=float)
+    exact[rows, cols] = np.array(head_stats["mean"], dtype=float)
     items = []
     for i, st in enumerate(states):
         items.append({

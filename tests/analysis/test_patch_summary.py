@@ -5,6 +5,8 @@ written in by hand, as :func:`ambi_plugin.analysis.patching.patch_items` leaves 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
@@ -87,7 +89,8 @@ def test_conditions_permutation_and_header():
     assert perm["null_range"] == pytest.approx([0.1 + 0.05 * 0.1, 0.2 - 0.05 * 0.1]), "the middle 90% of the sets"
     assert perm["exact"] is True and perm["n_possible"] == 2 and perm["layer_matched"] is True and perm["seed"] == 3
     assert perm["sets"] == [[[1, 0]], [[1, 1]]]
-    assert perm["statistic"] == "mean effect over images" and "larger" in perm["alternative"]
+    assert perm["statistic"] == "mean effect over images"
+    assert perm["alternative"] == "the switch set's mean effect is larger"
 
 
 def test_a_random_set_as_strong_as_the_switch_set_counts_against_it():
@@ -199,6 +202,7 @@ def test_no_random_set_and_no_head_patched_one_by_one():
     assert perm["p"] is None and perm["n"] == 0 and perm["null_mean"] is None and perm["null_range"] is None
     assert perm["reason"] == "too few" and perm["set_effects"] == []
     assert data["per_head"] == [] and data["selection"]["n_heads"] == 0
+    assert data["spearman"]["atp_star_vs_abs_exact"]["rho"] is None
     assert data["spearman"]["atp_vs_exact"]["rho"] is None and data["spearman"]["s_vs_exact"]["n_heads"] == 0
     assert np.isnan(np.array(data["exact"], dtype=float)).all()
     assert data["items"][0]["per_head"] == {} and data["items"][0]["set_effects"] == []
@@ -226,6 +230,55 @@ def test_no_image_left():
     assert data["permutation"]["p"] is None and data["permutation"]["observed"] is None
     assert data["atp"] == [[None] * 3] * 2 and data["atp_star"] == [[None] * 3] * 2
     assert data["nonfinite_activations"] == {"per_head": [[0, 0, 0], [0, 3, 0]], "total": 3, "heads": 1}
+    assert json.dumps(data["nonfinite_activations"]["per_head"]) == "[[0, 0, 0], [0, 3, 0]]", "counts, as integers"
     assert [r["effect"] for r in data["per_head"]] == [None, None, None]
     without = _summary([], atp_star=False)
     assert without["atp_star"] is None and without["nonfinite_activations"]["total"] == 0
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")  # the hand computation's resamples
+def test_rank_agreement_interval_over_the_image_resamples():
+    """The interval of AtP vs exact: Spearman of each resample's mean AtP and mean effect per head, at the asked
+    confidence (90%: the 5th and 95th percentiles)."""
+    data = _summary(_states())
+    atp = np.stack(ATP)[:, [0, 0, 1], [0, 1, 2]]
+    exact = np.array([[r[0] for r in row] for row in HEAD_RES])
+    idx = np.random.default_rng(3).integers(0, 3, size=(400, 3))
+    rhos = []
+    for row in idx:
+        a, e = np.nanmean(atp[row], 0), np.nanmean(exact[row], 0)
+        ok = np.isfinite(a) & np.isfinite(e)
+        rho = spearmanr(a[ok], e[ok]).statistic if ok.sum() >= 2 else np.nan
+        rhos.append(rho)
+    rhos = np.array(rhos)
+    want = np.percentile(rhos[np.isfinite(rhos)], [5, 95])
+    assert data["spearman"]["atp_vs_exact"]["ci"] == pytest.approx(list(want))
+    star = np.stack(STAR)[:, [0, 0, 1], [0, 1, 2]]
+    rhos = []
+    for row in idx:
+        a, e = np.nanmean(star[row], 0), np.abs(np.nanmean(exact[row], 0))
+        ok = np.isfinite(a) & np.isfinite(e)
+        rhos.append(spearmanr(a[ok], e[ok]).statistic if ok.sum() >= 2 else np.nan)
+    rhos = np.array(rhos)
+    want = np.percentile(rhos[np.isfinite(rhos)], [5, 95])
+    assert data["spearman"]["atp_star_vs_abs_exact"]["ci"] == pytest.approx(list(want))
+
+
+def test_exact_rank_puts_a_head_without_effect_last_and_keeps_ties_in_order():
+    shape = (4, 5)
+    heads = [((layer, head), "all") for layer in range(4) for head in range(5)]
+    effects = [0.5, 0.2, 0.5, np.nan, 0.2] * 4  # ties across 20 heads (numpy's default sort is unstable there)
+    effects[7] = -0.5
+    states = []
+    for i in range(2):
+        st = _State(PatchItem(f"i{i}", [], "p1", "p2"), None, None, 1, 2, -2.0, -1.0, np.zeros(shape), None,
+                    np.zeros(shape, dtype=bool))  # fmt: skip
+        st.results = {"switch": (1.0, True), "heads": [(e, None) for e in effects], "sets": []}
+        states.append(st)
+    data = summarize(states, skipped=[], refused=[], switch=[(0, 0)], heads=heads, sets=[], set_info={}, shape=shape,
+                     scores=None, position=-1, cost={}, n_boot=10, seed=0, confidence=0.95, atp_star=False,
+                     mode="all", top_k=0)  # fmt: skip
+    ranks = [r["rank_exact"] for r in data["per_head"]]
+    by_effect = sorted(range(20), key=lambda j: -np.nan_to_num(effects[j], nan=-np.inf))
+    assert ranks == [by_effect.index(j) + 1 for j in range(20)]
+    assert ranks[0] == 1 and ranks[2] == 2 and ranks[7] == 16 and {ranks[j] for j in (3, 8, 13, 18)} == {17, 18, 19, 20}
