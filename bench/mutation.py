@@ -77,7 +77,10 @@ MODULES: dict[str, Target] = {
     "lmms/preflight.py": Target(("ambi_plugin/lmms/preflight.py",), ("tests/lmms/test_preflight.py",)),
     "lmms/cli_run.py": Target(("ambi_plugin/lmms/cli_run.py",), ("tests/lmms/test_cli_run.py",)),
     "analysis/scores.py": Target(("ambi_plugin/analysis/scores.py",), ("tests/analysis/test_scores.py",)),
-    "analysis/patching.py": Target(("ambi_plugin/analysis/patching.py",), ("tests/analysis/test_patching.py",)),
+    "analysis/patching.py": Target(
+        ("ambi_plugin/analysis/patching.py",),
+        ("tests/analysis/test_patching.py", "tests/analysis/test_patch_checks.py"),
+    ),
     # the modules patching.py was split into: the model side (re-runs, patched runs, AtP, GradDrop), the statistics,
     # the table's data
     "analysis/patch_model.py": Target(

@@ -286,3 +286,109 @@ def test_gradient_drop_needs_decoder_layers_it_can_find_and_pair(lm, images):
     blocks = unwrap_model(lm).model.language_model.layers
     total = sum(np.abs(attribution(lm, patcher, run_a, run_b, b, layout, drop_layer=blk)) for blk in blocks)
     np.testing.assert_allclose(grad_drop(lm, patcher, run_a, run_b, b, layout), total / (N_LAYERS - 1), rtol=1e-6)
+
+
+def _prompt_ids(lm, item) -> dict[str, list[int]]:
+    """The token ids of the item's two prompts as the backend builds them."""
+    from ambi_plugin.analysis.driver import model_driver
+    from ambi_plugin.analysis.positions import FirstCallIds
+
+    ids = {}
+    with FirstCallIds(lm) as rec:
+        for key, prompt in (("a", item.prompt_a), ("b", item.prompt_b)):
+            rec.start()
+            model_driver(lm, gen_kwargs={"max_new_tokens": 1}).generate(prompt, item.images)
+            ids[key] = rec.ids.tolist()
+    return ids
+
+
+def _on_prompt(lm, length, edit):
+    """A forward hook that rewrites the last position's logits of every call on a prompt of ``length`` tokens (the
+    backend's call and the re-runs alike, so the re-run still reproduces the backend): a model with other logits."""
+
+    def hook(module, args, kwargs, out):
+        if kwargs["input_ids"].shape[1] == length:  # out of place: AtP differentiates through it
+            out.logits = torch.cat([out.logits[:, :-1], edit(out.logits[0, -1])[None, None]], 1)
+        return out
+
+    return unwrap_model(lm).register_forward_hook(hook, with_kwargs=True)
+
+
+def test_the_same_first_token_is_skipped_even_when_its_probability_changes(lm, images):
+    item = _item(0, images[0])
+    ids = _prompt_ids(lm, item)
+    assert len(ids["a"]) != len(ids["b"])
+    b = int(run_prompt(lm, Patcher(lm, head_layout(lm), -1), item.prompt_b, item.images).logits.argmax())
+
+    def a_barely_prefers_b(logits):  # prompt 1 now also answers b, but far less surely than prompt 2
+        return torch.where(torch.arange(len(logits)) == b, logits.max() + 0.1, logits)
+
+    handle = _on_prompt(lm, len(ids["a"]), a_barely_prefers_b)
+    try:
+        data = patch_items(lm, [item], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+    finally:
+        handle.remove()
+    assert data["n_items"] == 0 and data["skipped"] == [
+        {"id": "b0", "reason": "the two runs predict the same first answer token"}
+    ]
+
+
+def test_a_negative_gap_keeps_the_effect_a_share_and_atp_star_a_magnitude(lm, images):
+    """Prompt 2 made unsure (its logits flattened) and b made prompt 1's close second: b is less likely under B than
+    under A, so the gap logp_B(b) - logp_A(b) is negative. The effect is still the share of the gap the patch
+    restores, AtP is divided by the (negative) gap, AtP* by its size: a magnitude."""
+    item = _item(0, images[0])
+    ids = _prompt_ids(lm, item)
+    b = int(run_prompt(lm, Patcher(lm, head_layout(lm), -1), item.prompt_b, item.images).logits.argmax())
+
+    def a_second_on_b(logits):
+        return torch.where(torch.arange(len(logits)) == b, logits.max() - 0.1, logits)
+
+    handles = [
+        _on_prompt(lm, len(ids["b"]), lambda logits: logits * 0.01),
+        _on_prompt(lm, len(ids["a"]), a_second_on_b),
+    ]
+    try:
+        data = patch_items(lm, [item], switch_heads=[(2, 3)], per_head=[(2, 3)], draws=0, atp_star=True, **QUIET)
+        layout = head_layout(lm)
+        patcher = Patcher(lm, layout, -1)
+        run_a = run_prompt(lm, patcher, item.prompt_a, item.images)
+        run_b = run_prompt(lm, patcher, item.prompt_b, item.images)
+        row = data["items"][0]
+        gap = row["logp_b"] - row["logp_a"]
+        patched = patched_logits(lm, patcher, run_a, {2: ([3], run_b.acts[2][[3]])})
+        raw = attribution(lm, patcher, run_a, run_b, row["token_b"], layout)
+    finally:
+        for h in handles:
+            h.remove()
+    assert data["n_items"] == 1 and row["token_b"] == b and gap < -0.5, gap
+    assert row["switch heads"]["effect"] == pytest.approx((logp(patched, row["token_b"]) - row["logp_a"]) / gap)
+    np.testing.assert_allclose(np.array(row["atp"], dtype=float), raw / gap, rtol=1e-5, atol=1e-9)
+    star = np.array(row["atp_star"], dtype=float)
+    assert (star >= 0).all() and star.max() > 0, "AtP* is a magnitude whatever the gap's sign"
+    np.testing.assert_allclose(star[-1], np.abs(raw[-1] / gap), rtol=1e-4, atol=1e-9)
+
+
+def test_a_patched_run_with_nan_logits_is_counted_not_averaged(lm, images):
+    """Runs A and B (and AtP) finite, but every patched run's logits NaN (a kernel that overflows once values are
+    written in): no effect and no flip for that image, counted as non-finite, never read as 0."""
+    state = {"after_atp": False}
+
+    def nan_after_atp(module, args, kwargs, out):
+        if torch.is_grad_enabled():
+            state["after_atp"] = True
+        elif state["after_atp"] and kwargs.get("use_cache") is False:
+            out.logits = torch.full_like(out.logits, float("nan"))
+        return out
+
+    handle = unwrap_model(lm).register_forward_hook(nan_after_atp, with_kwargs=True)
+    try:
+        data = patch_items(lm, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[(2, 3)], draws=0, **QUIET)
+    finally:
+        handle.remove()
+    assert data["n_items"] == 1 and data["refused"] == []
+    switch = data["conditions"][0]
+    assert switch["effect"] is None and switch["n"] == 0 and switch["n_nonfinite"] == 1
+    assert switch["flips"] == 0 and switch["n_flip_known"] == 0
+    assert data["items"][0]["switch heads"] == {"effect": None, "flip": None}
+    assert data["per_head"][0]["n_nonfinite"] == 1 and data["per_head"][0]["effect"] is None

@@ -82,6 +82,9 @@ def test_the_heads_patched_one_by_one_are_the_union_of_the_top_k_rankings():
     assert given == [((1, 2), "given"), ((0, 1), "given")], "given as is (first mention, no duplicates)"
     ties = select_heads((2, 3), k=2, scores=np.ones((2, 3)))
     assert ties == [((0, 0), "s"), ((0, 1), "s")], "ties: the first heads in (layer, head) order"
+    many = np.random.default_rng(0).integers(0, 3, size=(4, 10)).astype(float)  # ties among 40 heads
+    want = sorted(((layer, head) for layer in range(4) for head in range(10)), key=lambda h: -many[h])[:12]
+    assert [h for h, _ in select_heads((4, 10), k=12, atp=many)] == sorted(want)
 
 
 def test_only_single_token_positions_counted_from_the_end_can_be_patched():
