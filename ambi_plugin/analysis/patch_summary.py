@@ -22,8 +22,6 @@ DEFINITION = (
 
 
 def _num(v: Any) -> float | None:
-    if v is None:
-        return None
     v = float(v)
     return v if math.isfinite(v) else None
 
@@ -129,7 +127,7 @@ def summarize(
     if scores is not None:
         s = np.asarray(scores)
         corr["s_vs_exact"] = spearman_ci(s[rows, cols], e_heads, idx, confidence)
-        corr["s_vs_atp"] = spearman_ci(s.reshape(-1), atp.reshape(n, s.size), idx, confidence)
+        corr["s_vs_atp"] = spearman_ci(s.ravel(), atp.reshape(n, s.size), idx, confidence)
     for key, c in corr.items():
         c["over"] = "every head" if key == "s_vs_atp" else "the heads patched one by one"
         if key == "atp_star_vs_abs_exact":

@@ -27,7 +27,8 @@ HEAD_RES = [
     [(-0.2, False), (0.4, False), (1.1, True)],
 ]
 SET_RES = [[(0.2, False), (-0.1, False)], [(0.0, False), (NAN, None)], [(0.1, True), (0.5, False)]]
-ATP = [np.array([[0.1, 0.6, 0.0], [0.2, -0.3, 0.9]]) + 0.1 * i for i in range(3)]
+ATP = [np.array([[0.1, 0.6, 0.0], [0.2, -0.3, 0.9]]) + np.random.default_rng(i).normal(scale=0.4, size=SHAPE)
+       for i in range(3)]  # fmt: skip
 STAR = [np.abs(a) + 0.05 * i for i, a in enumerate(ATP)]
 SCORES = np.array([[0.3, 0.1, 0.5], [0.2, 0.4, 0.95]])
 
@@ -68,7 +69,9 @@ def test_conditions_permutation_and_header():
     assert data["skipped"] == [{"id": "s", "reason": "same token"}] and data["refused"][0]["id"] == "r"
     assert data["selection"] == {"mode": "union", "k": 2, "atp_star": True, "n_heads": 3}
     assert (data["confidence"], data["n_boot"], data["seed"]) == (0.9, 400, 3)
-    assert data["scope"].startswith("one token position, one direction")
+    assert data["scope"] == (
+        "one token position, one direction (run B's head outputs written into run A), first answer token only"
+    )
 
     switch, rnd = data["conditions"]
     assert switch["condition"] == "switch heads" and switch["heads"] == [[1, 2]]
@@ -139,7 +142,10 @@ def test_rank_agreements_against_an_independent_spearman():
     assert sp["s_vs_atp"]["n_heads"] == 6 and sp["s_vs_atp"]["over"] == "every head"
     star_rho = spearmanr(star.mean(0)[cells], np.abs(exact)).statistic
     assert sp["atp_star_vs_abs_exact"]["rho"] == pytest.approx(star_rho)
-    assert "magnitude" in sp["atp_star_vs_abs_exact"]["note"] and "note" not in sp["atp_vs_exact"]
+    assert sp["atp_star_vs_abs_exact"]["note"] == (
+        "AtP* is a magnitude: ranked against the size of the exact effect, |effect|"
+    )
+    assert "note" not in sp["atp_vs_exact"]
     for c in sp.values():
         assert c["ci"] is not None and -1.0 <= c["ci"][0] <= c["ci"][1] <= 1.0
     # a negative effect: AtP* is ranked against its size
@@ -236,32 +242,48 @@ def test_no_image_left():
     assert without["atp_star"] is None and without["nonfinite_activations"]["total"] == 0
 
 
-@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")  # the hand computation's resamples
-def test_rank_agreement_interval_over_the_image_resamples():
-    """The interval of AtP vs exact: Spearman of each resample's mean AtP and mean effect per head, at the asked
-    confidence (90%: the 5th and 95th percentiles)."""
-    data = _summary(_states())
-    atp = np.stack(ATP)[:, [0, 0, 1], [0, 1, 2]]
-    exact = np.array([[r[0] for r in row] for row in HEAD_RES])
-    idx = np.random.default_rng(3).integers(0, 3, size=(400, 3))
-    rhos = []
-    for row in idx:
-        a, e = np.nanmean(atp[row], 0), np.nanmean(exact[row], 0)
-        ok = np.isfinite(a) & np.isfinite(e)
-        rho = spearmanr(a[ok], e[ok]).statistic if ok.sum() >= 2 else np.nan
-        rhos.append(rho)
-    rhos = np.array(rhos)
-    want = np.percentile(rhos[np.isfinite(rhos)], [5, 95])
-    assert data["spearman"]["atp_vs_exact"]["ci"] == pytest.approx(list(want))
-    star = np.stack(STAR)[:, [0, 0, 1], [0, 1, 2]]
-    rhos = []
-    for row in idx:
-        a, e = np.nanmean(star[row], 0), np.abs(np.nanmean(exact[row], 0))
-        ok = np.isfinite(a) & np.isfinite(e)
-        rhos.append(spearmanr(a[ok], e[ok]).statistic if ok.sum() >= 2 else np.nan)
-    rhos = np.array(rhos)
-    want = np.percentile(rhos[np.isfinite(rhos)], [5, 95])
-    assert data["spearman"]["atp_star_vs_abs_exact"]["ci"] == pytest.approx(list(want))
+def _boot_spearman(a, b, idx, confidence):
+    """The percentile interval of scipy's Spearman over the image resamples of ``a`` and ``b`` (``[n, m]`` per image,
+    or ``[m]`` fixed)."""
+
+    def mean(x, row):
+        return x if x.ndim == 1 else x[row].mean(0)
+
+    rhos = np.array([spearmanr(mean(a, row), mean(b, row)).statistic for row in idx])
+    tail = 100 * (1 - confidence) / 2
+    return list(np.percentile(rhos, [tail, 100 - tail]))
+
+
+def test_rank_agreement_intervals_over_the_image_resamples():
+    """Each interval: Spearman of each resample's mean AtP (AtP*, s) and mean effect per head, at the asked
+    confidence (90%: the 5th and 95th percentiles); 12 heads, 8 noisy images."""
+    rng = np.random.default_rng(11)
+    shape, n = (3, 4), 8
+    heads = [((layer, head), "all") for layer in range(3) for head in range(4)]
+    truth = np.arange(12.0)
+    effects = truth + rng.normal(scale=4.0, size=(n, 12))
+    atp = truth + rng.normal(scale=4.0, size=(n, 12))
+    star = np.abs(truth - 5.5) + rng.normal(scale=2.0, size=(n, 12))
+    s = truth + rng.normal(scale=3.0, size=12)
+    states = []
+    for i in range(n):
+        st = _State(PatchItem(f"i{i}", [], "p1", "p2"), None, None, 1, 2, -2.0, -1.0, atp[i].reshape(shape),
+                    star[i].reshape(shape), np.zeros(shape, dtype=bool))  # fmt: skip
+        st.results = {"switch": (1.0, True), "heads": [(e, True) for e in effects[i]], "sets": []}
+        states.append(st)
+    data = _summary(states, heads=heads, sets=[], shape=shape, scores=s.reshape(shape))
+    idx = np.random.default_rng(3).integers(0, n, size=(400, n))
+    sp = data["spearman"]
+    for key, a, b in (("atp_vs_exact", atp, effects), ("atp_star_vs_abs_exact", star, np.abs(effects.mean(0))),
+                      ("s_vs_exact", s, effects), ("s_vs_atp", s, atp)):  # fmt: skip
+        if key == "atp_star_vs_abs_exact":  # |the resample's mean effect|
+            rhos = [spearmanr(star[row].mean(0), np.abs(effects[row].mean(0))).statistic for row in idx]
+            want = list(np.percentile(rhos, [5, 95]))
+            assert want != list(np.percentile(rhos, [2.5, 97.5]))
+        else:
+            want = _boot_spearman(a, b, idx, 0.9)
+            assert want != _boot_spearman(a, b, idx, 0.95), "the two confidences differ on these data"
+        assert sp[key]["ci"] == pytest.approx(want), key
 
 
 def test_exact_rank_puts_a_head_without_effect_last_and_keeps_ties_in_order():
