@@ -392,3 +392,22 @@ def test_a_patched_run_with_nan_logits_is_counted_not_averaged(lm, images):
     assert switch["flips"] == 0 and switch["n_flip_known"] == 0
     assert data["items"][0]["switch heads"] == {"effect": None, "flip": None}
     assert data["per_head"][0]["n_nonfinite"] == 1 and data["per_head"][0]["effect"] is None
+
+
+def test_the_defaults_a_plain_call_gets(lm, images, capsys):
+    """The last prompt token, the union of the top 10 by AtP, 100 layer-matched random sets drawn when more exist,
+    1000 bootstrap resamples at 95%, seed 0, no AtP*, and progress bars on stderr."""
+    switch = [(0, 1), (1, 2), (2, 3), (3, 4)]  # one head in each layer: 7^4 layer-matched sets, 100 drawn
+    said = []
+    data = patch_items(lm, [_item(0, images[0])], switch_heads=switch, say=said.append)
+    assert data["position"] == "last_prompt" and data["n_items"] == 1
+    assert data["selection"] == {"mode": "union", "k": 10, "atp_star": False, "n_heads": 10}
+    assert {r["from"] for r in data["per_head"]} == {"atp"} and data["atp_star"] is None
+    perm = data["permutation"]
+    assert perm["n"] == 100 and perm["n_possible"] == 7**4 and perm["exact"] is False and perm["seed"] == 0
+    assert (data["n_boot"], data["confidence"], data["seed"]) == (1000, 0.95, 0)
+    assert data["cost"]["forward_passes"] == 1 + 100 + 10
+    err = capsys.readouterr().err
+    assert "patching: runs, AtP" in err and "patching: 100%" in err
+    patch_items(lm, [_item(0, images[0])], switch_heads=switch, per_head=[], draws=0, **QUIET)
+    assert "patching" not in capsys.readouterr().err, "progress=False: no bars"
