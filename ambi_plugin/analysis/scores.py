@@ -218,7 +218,7 @@ class SwitchScores:
 
 def _json_map(a: np.ndarray) -> list:
     """A map as nested lists, NaN (no score) as None, so the file is plain JSON."""
-    return [[None if not np.isfinite(v) else float(v) for v in row] for row in np.asarray(a, dtype=float)]
+    return [[None if not np.isfinite(v) else float(v) for v in row] for row in np.asarray(a)]
 
 
 def _ranked(s: np.ndarray) -> np.ndarray:
@@ -290,6 +290,6 @@ def load_scores(path: str | Path) -> SwitchScores:
         np.array(data["s"], dtype=float),
         int(data["n_images"]),
         data.get("category", ""),
-        n_pairs=None if n_pairs is None else np.array(n_pairs, dtype=int),
-        n_nonfinite=None if bad is None else np.array(bad, dtype=int),
+        n_pairs=None if n_pairs is None else np.array(n_pairs),
+        n_nonfinite=None if bad is None else np.array(bad),
     )

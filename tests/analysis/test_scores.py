@@ -324,10 +324,11 @@ def test_json_names_every_field_and_the_defaults_of_save(tmp_path):
     data = sc.to_json()
     assert data["category"] == "multi" and data["n_images"] == 2 and data["shape"] == [3, 5]
     assert data["model"] == "tiny", "the meta fields are kept"
-    for part in ("s = 1 - mean over switched images of cos(x_pre, x_post), per (layer, head)",
-                 "zero, near-zero or non-finite (NaN/inf) vector left out (n_pairs;",
-                 "counts the non-finite ones per head); null = no pair left"):  # fmt: skip
-        assert part in data["definition"]
+    assert data["definition"] == (
+        "s = 1 - mean over switched images of cos(x_pre, x_post), per (layer, head); pairs with a zero, near-zero or "
+        "non-finite (NaN/inf) vector left out (n_pairs; n_nonfinite_pairs counts the non-finite ones per head); null = "
+        "no pair left"
+    )
     assert len(data["top_k"]) == 10, "10 heads by default"
     assert data["top_k"][0] == {"layer": int(np.nanargmax(sc.s) // 5), "head": int(np.nanargmax(sc.s) % 5),
                                 "s": float(np.nanmax(sc.s)), "cos": float(1 - np.nanmax(sc.s))}  # fmt: skip
@@ -343,6 +344,9 @@ def test_json_names_every_field_and_the_defaults_of_save(tmp_path):
     with np.load(paths["npz"]) as z:
         assert set(z.files) == {"cos", "s", "n_images", "n_pairs", "n_nonfinite"} and int(z["n_images"]) == 2
         np.testing.assert_array_equal(z["n_pairs"], sc.n_pairs)
+        np.testing.assert_array_equal(z["n_nonfinite"], sc.n_nonfinite)
+    text = paths["json"].read_text()  # one field a line, indented by one space like the project's other JSON files
+    assert text.startswith('{\n "category": "multi",\n "n_images": 2,\n "shape": [\n  3,\n  5\n ],\n')
     tuned = sc.to_json(k=2, threshold=5.0, top_fraction=0.5, max_fraction=0.3)  # none above 5: the top half, capped
     assert len(tuned["top_k"]) == 2 and tuned["sparsity"]["rule"] == "top 50%, capped at the top 30% of heads (4 of 8)"
     assert tuned["sparsity"] == sc.sparsity(threshold=5.0, top_fraction=0.5, max_fraction=0.3)
@@ -370,6 +374,11 @@ def test_a_score_file_without_optional_fields_and_without_a_category(tmp_path):
     assert again.category == "bistable" and again.n_pairs.tolist() == [[2, 2]] and again.n_pairs.dtype.kind == "i"
     assert again.n_nonfinite.tolist() == [[0, 1]] and again.n_nonfinite.dtype.kind == "i"
     np.testing.assert_allclose(again.cos, [[1.0, 1.0]])
+    minimal = tmp_path / "hand.json"  # a file with only the maps (written by hand or by an older version)
+    minimal.write_text(json.dumps({"cos": [[0.2, None]], "s": [[0.8, None]], "n_images": 4}), encoding="utf-8")
+    hand = load_scores(minimal)
+    assert hand.category == "" and hand.n_pairs is None and hand.n_nonfinite is None and hand.n_images == 4
+    assert hand.s[0, 0] == 0.8 and np.isnan(hand.cos[0, 1]) and hand.n_excluded_pairs == 0
 
 
 def test_pearson_edges(recwarn):
