@@ -411,3 +411,34 @@ def test_the_defaults_a_plain_call_gets(lm, images, capsys):
     assert "patching: runs, AtP" in err and "patching: 100%" in err
     patch_items(lm, [_item(0, images[0])], switch_heads=switch, per_head=[], draws=0, **QUIET)
     assert "patching" not in capsys.readouterr().err, "progress=False: no bars"
+
+
+class _EmbeddingsDriver:
+    """A model driver for a backend that hands the model embeddings, not token ids (the prompt as plain text)."""
+
+    def __init__(self, lm, *, gen_kwargs=None):
+        self.lm = lm
+
+    def generate(self, prompt, images):
+        model = unwrap_model(self.lm)
+        ids = self.lm.tokenizer(prompt, return_tensors="pt").input_ids
+        with torch.no_grad():
+            model(inputs_embeds=model.get_input_embeddings()(ids), attention_mask=torch.ones_like(ids))
+        return ""
+
+
+def test_a_backend_passing_embeddings_is_patched_without_the_token_checks(lm, images):
+    """No token ids: whether the position names the same token in both prompts cannot be checked (nor its range
+    against the ids); the re-run and the patching work on the embeddings as handed over."""
+    from ambi_plugin.analysis.driver import set_driver_factory
+
+    old = set_driver_factory(_EmbeddingsDriver)
+    try:
+        item = PatchItem("e0", [images[0]], "Is this a duck or a rabbit?", "Is it a vase? Answer one word, please.")
+        data = patch_items(lm, [item], switch_heads=[(2, 3)], per_head=[(2, 3)], draws=0, **QUIET)
+        patcher = Patcher(lm, head_layout(lm), -1)
+        run = run_prompt(lm, patcher, item.prompt_a, item.images)
+    finally:
+        set_driver_factory(old)
+    assert run.ids is None and set(run.inputs) >= {"inputs_embeds"} and "input_ids" not in run.inputs
+    assert data["refused"] == [] and data["n_items"] == 1 and data["conditions"][0]["effect"] is not None, data
