@@ -115,35 +115,6 @@ def test_an_item_whose_rerun_differs_is_refused_and_named_and_the_others_go_on(l
     assert "1 refused" in md and "Refused (1): b1: re-running the backend's inputs does not reproduce" in md
 
 
-def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, images):
-    """An infinite V bias in layer 3's second K/V group: its two query heads give inf/NaN at every position, the
-    logits turn NaN, every image is refused with those heads named, and the heads are counted."""
-    folder = save_planted(tmp_path / "m", seed=0)
-    from transformers import Qwen2_5_VLForConditionalGeneration
-
-    model = Qwen2_5_VLForConditionalGeneration.from_pretrained(folder)
-    with torch.no_grad():
-        model.model.language_model.layers[3].self_attn.v_proj.bias[1 * HEAD_DIM] = float("inf")
-    model.save_pretrained(folder)
-    lm = load_float32(folder)
-    items = [_item(i, img, w) for i, (img, w) in enumerate(zip(images, ["duck", "vase", "woman"]))]
-    scores = np.zeros((N_LAYERS, N_HEADS))  # with a scores map too (every image refused used to crash its Spearman)
-    data = patch_items(lm, items, switch_heads=[(2, 3)], per_head=[], scores=scores, draws=0, **QUIET)
-    assert data["n_items"] == 0 and len(data["refused"]) == 3, data["refused"]
-    assert data["spearman"]["s_vs_atp"]["rho"] is None and data["spearman"]["s_vs_atp"]["n_heads"] == 0
-    assert all("prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: (3, 2), (3, 3)" in r["reason"]
-               for r in data["refused"])  # fmt: skip
-    bad = np.array(data["nonfinite_activations"]["per_head"])
-    assert bad[3, 2] == bad[3, 3] == 3 and bad.sum() == 6 and data["nonfinite_activations"]["heads"] == 2
-    with torch.no_grad():  # one layer lower: its two heads, then every head of layer 3 (NaN inputs): 10 heads named
-        unwrap_model(lm).model.language_model.layers[2].self_attn.v_proj.bias[0] = float("inf")
-    data = patch_items(lm, items[:1], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
-    heads = ", ".join(["(2, 0)", "(2, 1)", "(3, 0)", "(3, 1)", "(3, 2)", "(3, 3)"])
-    assert data["refused"][0]["reason"] == (
-        f"prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: {heads} and 4 more"
-    )
-
-
 def test_settings_that_do_not_fit_the_model_are_said(lm, images):
     with pytest.raises(ValueError, match=r"head \(4, 0\) is outside the model's 4 x 8 heads"):
         patch_items(lm, [_item(0, images[0])], switch_heads=[(4, 0)], draws=0, **QUIET)
@@ -442,3 +413,33 @@ def test_a_backend_passing_embeddings_is_patched_without_the_token_checks(lm, im
         set_driver_factory(old)
     assert run.ids is None and set(run.inputs) >= {"inputs_embeds"} and "input_ids" not in run.inputs
     assert data["refused"] == [] and data["n_items"] == 1 and data["conditions"][0]["effect"] is not None, data
+
+
+# last: it builds a model of its own (a mutation run stops a mutant at its first failing test, in file order)
+def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, images):
+    """An infinite V bias in layer 3's second K/V group: its two query heads give inf/NaN at every position, the
+    logits turn NaN, every image is refused with those heads named, and the heads are counted."""
+    folder = save_planted(tmp_path / "m", seed=0)
+    from transformers import Qwen2_5_VLForConditionalGeneration
+
+    model = Qwen2_5_VLForConditionalGeneration.from_pretrained(folder)
+    with torch.no_grad():
+        model.model.language_model.layers[3].self_attn.v_proj.bias[1 * HEAD_DIM] = float("inf")
+    model.save_pretrained(folder)
+    lm = load_float32(folder)
+    items = [_item(i, img, w) for i, (img, w) in enumerate(zip(images, ["duck", "vase", "woman"]))]
+    scores = np.zeros((N_LAYERS, N_HEADS))  # with a scores map too (every image refused used to crash its Spearman)
+    data = patch_items(lm, items, switch_heads=[(2, 3)], per_head=[], scores=scores, draws=0, **QUIET)
+    assert data["n_items"] == 0 and len(data["refused"]) == 3, data["refused"]
+    assert data["spearman"]["s_vs_atp"]["rho"] is None and data["spearman"]["s_vs_atp"]["n_heads"] == 0
+    assert all("prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: (3, 2), (3, 3)" in r["reason"]
+               for r in data["refused"])  # fmt: skip
+    bad = np.array(data["nonfinite_activations"]["per_head"])
+    assert bad[3, 2] == bad[3, 3] == 3 and bad.sum() == 6 and data["nonfinite_activations"]["heads"] == 2
+    with torch.no_grad():  # one layer lower: its two heads, then every head of layer 3 (NaN inputs): 10 heads named
+        unwrap_model(lm).model.language_model.layers[2].self_attn.v_proj.bias[0] = float("inf")
+    data = patch_items(lm, items[:1], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+    heads = ", ".join(["(2, 0)", "(2, 1)", "(3, 0)", "(3, 1)", "(3, 2)", "(3, 3)"])
+    assert data["refused"][0]["reason"] == (
+        f"prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: {heads} and 4 more"
+    )

@@ -38,40 +38,6 @@ def test_cosine_and_score_definition():
         switching_scores(pre[:0], post[:0], category="bistable")
 
 
-def test_planted_switch_head_comes_out_on_top():
-    """Head (2, 5) is made to point one way for the first prompt and the opposite way for the second."""
-    model = tiny_llava(heads=8, kv_heads=2, layers=4)
-    phase = {"sign": 1.0, "v": None}
-
-    def plant(x4, state):
-        out = x4.clone()
-        out[:, :, 5, :] = phase["sign"] * phase["v"].to(x4.dtype)
-        return out
-
-    hooks = HookSet(model)
-    hooks.add(2, plant)  # added before the recorder, so the recorder sees the planted output
-    rec = HeadRecorder(hooks)
-    rng = torch.Generator().manual_seed(0)
-    pre, post = [], []
-    with hooks, torch.no_grad():
-        for _image in range(4):
-            phase["v"] = torch.randn(8, generator=rng)
-            ids = torch.randint(10, 99, (1, 7), generator=rng)
-            for sign, store, extra in ((1.0, pre, [3, 4]), (-1.0, post, [5, 6, 7])):
-                phase["sign"] = sign
-                rec.start()
-                model.generate(input_ids=torch.cat([ids, torch.tensor([extra])], 1), max_new_tokens=3, do_sample=False)
-                store.append(rec.result())
-    assert remaining_hooks(model) == []
-    scores = switching_scores(np.stack(pre), np.stack(post), category="bistable")
-    top = scores.top_k(3)
-    assert (top[0]["layer"], top[0]["head"]) == (2, 5)
-    assert top[0]["s"] == pytest.approx(2.0) and top[0]["cos"] == pytest.approx(-1.0)
-    assert top[1]["s"] < 2.0 - 1e-3
-    heads, rule = switch_heads(scores.s, threshold=1.99)
-    assert heads == [(2, 5)] and rule == "s > 1.99"
-
-
 def test_sparsity_falls_back_to_top_one_percent():
     s = np.linspace(0, 0.7, 300).reshape(10, 30)
     heads, rule = switch_heads(s)
@@ -396,3 +362,38 @@ def test_pearson_edges(recwarn):
     y = (x.astype(np.float64) + rng.normal(scale=30, size=(20, 40))).astype(np.float16)
     want = np.corrcoef(x.astype(np.float64).ravel(), y.astype(np.float64).ravel())[0, 1]
     assert pearson(x, y) == pytest.approx(want, rel=1e-9) and pearson(x, y.astype(np.float64)) == pytest.approx(want)
+
+
+# last in the file: the slowest (a model); a mutation run stops a mutant at its first failing test, in file order
+def test_planted_switch_head_comes_out_on_top():
+    """Head (2, 5) is made to point one way for the first prompt and the opposite way for the second."""
+    model = tiny_llava(heads=8, kv_heads=2, layers=4)
+    phase = {"sign": 1.0, "v": None}
+
+    def plant(x4, state):
+        out = x4.clone()
+        out[:, :, 5, :] = phase["sign"] * phase["v"].to(x4.dtype)
+        return out
+
+    hooks = HookSet(model)
+    hooks.add(2, plant)  # added before the recorder, so the recorder sees the planted output
+    rec = HeadRecorder(hooks)
+    rng = torch.Generator().manual_seed(0)
+    pre, post = [], []
+    with hooks, torch.no_grad():
+        for _image in range(4):
+            phase["v"] = torch.randn(8, generator=rng)
+            ids = torch.randint(10, 99, (1, 7), generator=rng)
+            for sign, store, extra in ((1.0, pre, [3, 4]), (-1.0, post, [5, 6, 7])):
+                phase["sign"] = sign
+                rec.start()
+                model.generate(input_ids=torch.cat([ids, torch.tensor([extra])], 1), max_new_tokens=3, do_sample=False)
+                store.append(rec.result())
+    assert remaining_hooks(model) == []
+    scores = switching_scores(np.stack(pre), np.stack(post), category="bistable")
+    top = scores.top_k(3)
+    assert (top[0]["layer"], top[0]["head"]) == (2, 5)
+    assert top[0]["s"] == pytest.approx(2.0) and top[0]["cos"] == pytest.approx(-1.0)
+    assert top[1]["s"] < 2.0 - 1e-3
+    heads, rule = switch_heads(scores.s, threshold=1.99)
+    assert heads == [(2, 5)] and rule == "s > 1.99"
