@@ -97,7 +97,7 @@ class Patcher:
             if planned is not None:
                 heads, values = planned
                 x4 = x4.clone()
-                x4[0, self.pos, heads] = values.to(device=x4.device, dtype=x4.dtype)
+                x4[0, self.pos, heads] = values.to(x4)  # x4's device and dtype
                 return x4
             if self.keep is not None:
                 self.keep[layer] = x4

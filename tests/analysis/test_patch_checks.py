@@ -377,7 +377,8 @@ def test_the_defaults_a_plain_call_gets(lm, images, capsys):
     perm = data["permutation"]
     assert perm["n"] == 100 and perm["n_possible"] == 7**4 and perm["exact"] is False and perm["seed"] == 0
     assert (data["n_boot"], data["confidence"], data["seed"]) == (1000, 0.95, 0)
-    assert data["cost"]["forward_passes"] == 1 + 100 + 10
+    assert data["cost"]["forward_passes"] == 1 + 100 + 10 and 0 < data["cost"]["seconds_per_pass"] < 60
+    assert data["conditions"][0]["effect"] > 0.5, "the switch set holds the planted head (2, 3): patched in each layer"
     err = capsys.readouterr().err
     assert "patching: runs, AtP" in err and "patching: 100%" in err
     patch_items(lm, [_item(0, images[0])], switch_heads=switch, per_head=[], draws=0, **QUIET)
@@ -409,10 +410,14 @@ def test_a_backend_passing_embeddings_is_patched_without_the_token_checks(lm, im
         data = patch_items(lm, [item], switch_heads=[(2, 3)], per_head=[(2, 3)], draws=0, **QUIET)
         patcher = Patcher(lm, head_layout(lm), -1)
         run = run_prompt(lm, patcher, item.prompt_a, item.images)
+        far = patch_items(lm, [item], switch_heads=[(2, 3)], position=-500, per_head=[], draws=0, **QUIET)
     finally:
         set_driver_factory(old)
     assert run.ids is None and set(run.inputs) >= {"inputs_embeds"} and "input_ids" not in run.inputs
     assert data["refused"] == [] and data["n_items"] == 1 and data["conditions"][0]["effect"] is not None, data
+    n = len(lm.tokenizer(item.prompt_a).input_ids)  # the range is checked where the heads are read
+    assert far["refused"] == [{"id": "e0", "reason": f"token position -500 is outside the prompt, which has {n} "
+                               f"tokens (positions {-n}..{n - 1})"}]  # fmt: skip
 
 
 # last: it builds a model of its own (a mutation run stops a mutant at its first failing test, in file order)
@@ -443,3 +448,40 @@ def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, im
     assert data["refused"][0]["reason"] == (
         f"prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: {heads} and 4 more"
     )
+
+
+@pytest.mark.parametrize("by_keyword", [False, True])
+def test_grad_drop_keeps_the_value_and_passes_gradient_through_the_skip_only(by_keyword):
+    """A decoder layer's hidden states come positionally or by keyword (transformers releases differ), its output as
+    a tensor or a tuple: the dropped layer's output keeps its value, its gradient is the skip connection's."""
+    from ambi_plugin.analysis.patch_model import _drop_hook
+
+    h = torch.tensor([[1.0, -2.0, 3.0]], requires_grad=True)
+    for out in (h**2 * 3, (h**2 * 3, "attn weights")):
+        args, kwargs = ((), {"hidden_states": h}) if by_keyword else ((h,), {})
+        new = _drop_hook(None, args, kwargs, out)
+        value = new[0] if isinstance(out, tuple) else new
+        if isinstance(out, tuple):
+            assert new[1:] == ("attn weights",)
+        assert torch.equal(value, h.detach() ** 2 * 3)
+        (grad,) = torch.autograd.grad(value.sum(), h)
+        assert torch.equal(grad, torch.ones_like(h)), "d(h + (f(h) - h).detach())/dh = 1"
+
+
+def test_atp_of_a_frozen_model(lm, images):
+    """A backend whose weights do not require gradients (frozen for inference) gets the same AtP."""
+    item = _item(0, images[0])
+    layout = head_layout(lm)
+    patcher = Patcher(lm, layout, -1)
+    run_a = run_prompt(lm, patcher, item.prompt_a, item.images)
+    run_b = run_prompt(lm, patcher, item.prompt_b, item.images)
+    b = int(run_b.logits.argmax())
+    model = unwrap_model(lm)
+    want = attribution(lm, patcher, run_a, run_b, b, layout)
+    model.requires_grad_(False)
+    try:
+        got = attribution(lm, patcher, run_a, run_b, b, layout)
+    finally:
+        model.requires_grad_(True)
+    assert np.abs(want).max() > 1e-3
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-8)
