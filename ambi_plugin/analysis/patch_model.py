@@ -233,7 +233,9 @@ def attribution(
     emb = model.get_input_embeddings()
 
     def grad_on(module, args, out):
-        return out if out.requires_grad else out.detach().requires_grad_(True)
+        # the graph starts at the embeddings, also in a frozen model; a non-leaf copy, so that a model writing image
+        # features into them in place still can
+        return out.detach().requires_grad_(True).clone()
 
     handles = [emb.register_forward_hook(mark_owned(grad_on))]
     if drop_layer is not None:
@@ -252,8 +254,8 @@ def attribution(
     for layer, g in enumerate(grads):
         if g is None:
             continue
-        diff = (run_b.acts[layer] - run_a.acts[layer]).to(g.device)
-        out[layer] = (g[0, patcher.pos].float() * diff).sum(-1).detach().cpu().numpy()
+        diff = run_b.acts[layer] - run_a.acts[layer]  # recorded on the layer's device, where its gradient is
+        out[layer] = torch.einsum("hd,hd->h", g[0, patcher.pos].float(), diff).detach().cpu().numpy()
     return out
 
 

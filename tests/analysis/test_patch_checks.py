@@ -17,6 +17,7 @@ from ambi_plugin.analysis.prompts import first_prompt, second_prompt
 from .planted import HEAD_DIM, N_HEADS, N_LAYERS, load_float32, save_planted
 
 QUIET = {"progress": False, "say": lambda msg: None}
+UNPAIRED = r"AtP\*: a decoder layer's input and output hidden states could not be paired"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -241,7 +242,7 @@ def test_gradient_drop_needs_decoder_layers_it_can_find_and_pair(lm, images):
     run_b = run_prompt(lm, patcher, item.prompt_b, item.images)
     b = int(run_b.logits.argmax())
     one = HeadLayout(layout.names[:1], layout.n_heads, layout.head_dim)
-    with pytest.raises(PatchingError, match="AtP\\* \\(GradDrop\\) needs at least two decoder layers"):
+    with pytest.raises(PatchingError, match=r"^AtP\* \(GradDrop\) needs at least two decoder layers$"):
         grad_drop(lm, patcher, run_a, run_b, b, one)
     odd = HeadLayout(("model.blocks.0.attn.o", "model.blocks.1.attn.o"), layout.n_heads, layout.head_dim)
     with pytest.raises(PatchingError, match=r"decoder layer around 'model.blocks.0.attn.o' and found none"):
@@ -250,7 +251,7 @@ def test_gradient_drop_needs_decoder_layers_it_can_find_and_pair(lm, images):
     with pytest.raises(PatchingError, match=r"around 'model.layers.7.self_attn.o_proj'"):
         grad_drop(lm, patcher, run_a, run_b, b, gone)
     emb = unwrap_model(lm).get_input_embeddings()  # token ids in, vectors out: nothing to pair
-    with pytest.raises(PatchingError, match="input and output hidden states could not be paired"):
+    with pytest.raises(PatchingError, match=f"^{UNPAIRED}$"):
         attribution(lm, patcher, run_a, run_b, b, layout, drop_layer=emb)
     assert remaining_hooks(lm) == []
     # GradDrop = the mean over the L - 1 ... of |AtP with each layer dropped|, summed over all L layers
@@ -454,7 +455,7 @@ def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, im
 def test_grad_drop_keeps_the_value_and_passes_gradient_through_the_skip_only(by_keyword):
     """A decoder layer's hidden states come positionally or by keyword (transformers releases differ), its output as
     a tensor or a tuple: the dropped layer's output keeps its value, its gradient is the skip connection's."""
-    from ambi_plugin.analysis.patch_model import _drop_hook
+    from ambi_plugin.analysis.patch_model import PatchingError, _drop_hook
 
     h = torch.tensor([[1.0, -2.0, 3.0]], requires_grad=True)
     for out in (h**2 * 3, (h**2 * 3, "attn weights")):
@@ -466,6 +467,10 @@ def test_grad_drop_keeps_the_value_and_passes_gradient_through_the_skip_only(by_
         assert torch.equal(value, h.detach() ** 2 * 3)
         (grad,) = torch.autograd.grad(value.sum(), h)
         assert torch.equal(grad, torch.ones_like(h)), "d(h + (f(h) - h).detach())/dh = 1"
+    with pytest.raises(PatchingError, match=f"^{UNPAIRED}$"):  # no hidden states in
+        _drop_hook(None, (), {"position_ids": h}, h * 2)
+    with pytest.raises(PatchingError, match=f"^{UNPAIRED}$"):  # no tensor out
+        _drop_hook(None, (h,), {}, ("no tensor",))
 
 
 def test_atp_of_a_frozen_model(lm, images):
