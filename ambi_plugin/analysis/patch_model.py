@@ -90,7 +90,7 @@ class Patcher:
 
     def _fn(self, layer: int):
         def fn(x4, state):
-            check_in_range(self.pos, x4.shape[1], "the prompt")
+            check_in_range(self.pos, x4.shape[1])  # [batch, tokens, heads, head_dim]
             if self.record is not None:
                 self.record[layer] = x4[0, self.pos].detach().float().clone()
             planned = self.plan.get(layer)
@@ -147,8 +147,9 @@ def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str], wh
 
     inputs, backend_logits = _first_step(lm, prompt, images)
     ids = inputs.get("input_ids")
-    if ids is not None:
-        check_in_range(patcher.pos, int(ids.shape[-1]), what)
+    if ids is not None:  # the prompt's token ids (one prompt)
+        ids = ids.detach().reshape(-1).cpu()
+        check_in_range(patcher.pos, len(ids), what)
     patcher.record, patcher.plan = {}, {}
     start = time.perf_counter()
     try:
@@ -163,13 +164,13 @@ def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str], wh
         heads = f"; heads with NaN/inf outputs at the position: {', '.join(found[:6])}" if found else ""
         more = f" and {len(found) - 6} more" if len(found) > 6 else ""
         raise NonFiniteError(f"{what} gives NaN or infinite logits{heads}{more}", bad)
-    gap = float((logits - backend_logits.to(logits.device)).abs().max())
+    gap = float((logits - backend_logits).abs().max())  # both from the same model: on one device
     if not gap <= 1e-3 * max(1.0, float(backend_logits.abs().max())):
         raise PatchingError(
             f"re-running the backend's inputs does not reproduce its logits (max difference {gap:.3g}); this item "
             "cannot be patched this way"
         )
-    return Run(inputs, logits, acts, None if ids is None else ids.detach().reshape(-1).cpu(), seconds, bad)
+    return Run(inputs, logits, acts, ids, seconds, bad)
 
 
 def logp(logits: Any, token: int) -> float:

@@ -12,6 +12,7 @@ from ambi_plugin.analysis.heads import head_layout, unwrap_model
 from ambi_plugin.analysis.hooks import remaining_hooks
 from ambi_plugin.analysis.patch_model import Patcher, attribution, logp, patched_logits, run_prompt
 from ambi_plugin.analysis.patching import PatchItem, patch_items
+from ambi_plugin.analysis.positions import PositionError
 from ambi_plugin.analysis.prompts import first_prompt, second_prompt
 
 from .planted import HEAD_DIM, N_HEADS, N_LAYERS, load_float32, save_planted
@@ -227,7 +228,9 @@ def test_a_rerun_must_reproduce_the_backends_logits_to_a_relative_1e_3(lm, image
         handle.remove()
     assert big["max"] > 2.0 and results[0] == [] and results[2] == []
     for refused in (results[1], results[3]):
-        assert refused[0]["reason"].startswith("re-running the backend's inputs does not reproduce its logits")
+        reason = refused[0]["reason"]
+        assert reason.startswith("re-running the backend's inputs does not reproduce its logits (max difference ")
+        assert reason.endswith("); this item cannot be patched this way")
     assert nan == [{"id": "b0", "reason": "prompt 1 gives NaN or infinite logits"}]
 
 
@@ -407,16 +410,19 @@ def test_a_backend_passing_embeddings_is_patched_without_the_token_checks(lm, im
 
     old = set_driver_factory(_EmbeddingsDriver)
     try:
-        item = PatchItem("e0", [images[0]], "Is this a duck or a rabbit?", "Is it a vase? Answer one word, please.")
+        item = PatchItem("e0", [images[0]], "Look at the picture carefully. Is this a duck or a rabbit? One word.",
+                         "Look at the picture carefully. Is it a vase or two faces? Answer one word, please.")  # fmt: skip
         data = patch_items(lm, [item], switch_heads=[(2, 3)], per_head=[(2, 3)], draws=0, **QUIET)
         patcher = Patcher(lm, head_layout(lm), -1)
         run = run_prompt(lm, patcher, item.prompt_a, item.images)
         far = patch_items(lm, [item], switch_heads=[(2, 3)], position=-500, per_head=[], draws=0, **QUIET)
+        n = len(lm.tokenizer(item.prompt_a).input_ids)
+        first = patch_items(lm, [item], switch_heads=[(2, 3)], position=-n, per_head=[], draws=0, **QUIET)
     finally:
         set_driver_factory(old)
     assert run.ids is None and set(run.inputs) >= {"inputs_embeds"} and "input_ids" not in run.inputs
     assert data["refused"] == [] and data["n_items"] == 1 and data["conditions"][0]["effect"] is not None, data
-    n = len(lm.tokenizer(item.prompt_a).input_ids)  # the range is checked where the heads are read
+    assert n > 2 * N_HEADS and first["refused"] == [], "the first token of prompt 1: in range"
     assert far["refused"] == [{"id": "e0", "reason": f"token position -500 is outside the prompt, which has {n} "
                                f"tokens (positions {-n}..{n - 1})"}]  # fmt: skip
 
@@ -449,6 +455,22 @@ def test_nan_and_inf_head_outputs_are_counted_per_head_and_reported(tmp_path, im
     assert data["refused"][0]["reason"] == (
         f"prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: {heads} and 4 more"
     )
+    layers = unwrap_model(lm).model.language_model.layers
+    with torch.no_grad():  # back to finite V biases; infinite queries in layer 3 make single heads NaN
+        layers[2].self_attn.v_proj.bias[0] = 0.0
+        layers[3].self_attn.v_proj.bias[1 * HEAD_DIM] = 0.0
+    for n in (6, 7):  # six named; a seventh is counted
+        with torch.no_grad():
+            layers[3].self_attn.q_proj.bias[: n * HEAD_DIM] = float("inf")
+        reason = patch_items(lm, items[:1], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)["refused"][0][
+            "reason"
+        ]
+        named = ", ".join(f"(3, {h})" for h in range(6))
+        assert (
+            reason
+            == f"prompt 1 gives NaN or infinite logits; heads with NaN/inf outputs at the position: {named}"
+            + (" and 1 more" if n == 7 else "")
+        )
 
 
 @pytest.mark.parametrize("by_keyword", [False, True])
@@ -490,3 +512,80 @@ def test_atp_of_a_frozen_model(lm, images):
         model.requires_grad_(True)
     assert np.abs(want).max() > 1e-3
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-8)
+
+
+def test_the_tolerance_is_inclusive(lm, images):
+    """Logits whose largest is 1000 give a tolerance of exactly 1.0: a re-run off by exactly 1.0 is accepted (then
+    skipped: both prompts now predict the same token), by 1.5 refused."""
+    spoil = {"by": 1.0}
+
+    def fixed(module, args, kwargs, out):
+        logits = torch.zeros_like(out.logits)
+        logits[..., 0] = 1000.0 + (spoil["by"] if kwargs.get("use_cache") is False else 0.0)
+        out.logits = logits
+        return out
+
+    handle = unwrap_model(lm).register_forward_hook(fixed, with_kwargs=True)
+    try:
+        exact = patch_items(lm, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+        spoil["by"] = 1.5
+        over = patch_items(lm, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[], draws=0, **QUIET)
+    finally:
+        handle.remove()
+    assert exact["refused"] == [] and [s["id"] for s in exact["skipped"]] == ["b0"]
+    assert over["refused"][0]["reason"].startswith("re-running the backend's inputs does not reproduce its logits")
+
+
+def test_the_backend_is_asked_for_one_token_and_called_once_per_prompt(lm, images):
+    """The first step needs one forward pass; a longer answer would cost one more per token (a re-run follows)."""
+    calls = []
+
+    def count(module, args, kwargs, out):
+        calls.append("re-run" if kwargs.get("use_cache") is False else "backend")
+
+    item = _item(0, images[0])
+    handle = unwrap_model(lm).register_forward_hook(count, with_kwargs=True)
+    try:
+        run_prompt(lm, Patcher(lm, head_layout(lm), -1), item.prompt_a, item.images)
+    finally:
+        handle.remove()
+    assert calls == ["backend", "re-run"]
+    with pytest.raises(PositionError, match=r"^token position -500 is outside the prompt, which has \d+ tokens"):
+        run_prompt(lm, Patcher(lm, head_layout(lm), -500), item.prompt_a, item.images)
+
+
+def test_a_bfloat16_backend_is_patched_in_its_own_dtype(tmp_path, images):
+    """lmms-eval loads the model in bfloat16: the heads are recorded in float32 and written back in the model's dtype."""
+    from ambi_plugin.cli.demo import TINY_MODEL_ARGS
+    from ambi_plugin.lmms.analysis_driver import load_backend
+
+    folder = save_planted(tmp_path / "m", seed=0, heads=[(2, 3)])
+    lm16 = load_backend("qwen2_5_vl", f"pretrained={folder},{TINY_MODEL_ARGS}")
+    assert next(unwrap_model(lm16).parameters()).dtype == torch.bfloat16
+    data = patch_items(lm16, [_item(0, images[0])], switch_heads=[(2, 3)], per_head=[(2, 3)], draws=0, **QUIET)
+    assert data["refused"] == [] and data["n_items"] == 1
+    assert data["conditions"][0]["effect"] > 0.5 and data["per_head"][0]["effect"] > 0.5
+
+
+def test_the_patcher_reads_the_modules_and_the_split_it_is_given(lm, images):
+    """Another module pattern (here each layer's q_proj input) and another head split (4 wider heads) are what the
+    Patcher records: the hooks follow its pattern and its layout, not the defaults."""
+    item = _item(0, images[0])
+    pattern = r"(?:^|\.)layers\.(\d+)\.self_attn\.q_proj$"
+    seen = {}
+
+    def keep(module, args):
+        seen.setdefault("x", args[0][0, -1].detach().float().clone())
+
+    layers = unwrap_model(lm).model.language_model.layers
+    layout = head_layout(lm, pattern=pattern)
+    handle = layers[1].self_attn.q_proj.register_forward_pre_hook(keep)
+    try:
+        run = run_prompt(lm, Patcher(lm, layout, -1, pattern), item.prompt_a, item.images)
+    finally:
+        handle.remove()
+    assert layout.names[1].endswith("layers.1.self_attn.q_proj")
+    np.testing.assert_allclose(run.acts[1].reshape(-1).numpy(), seen["x"].numpy(), rtol=1e-6)
+    wide = run_prompt(lm, Patcher(lm, head_layout(lm, n_heads=4), -1), item.prompt_a, item.images)
+    assert tuple(wide.acts[0].shape) == (4, 2 * HEAD_DIM) and wide.nonfinite.shape == (N_LAYERS, 4)
+    assert remaining_hooks(lm) == []
