@@ -107,7 +107,7 @@ def summarize(
     atp_stats = mean_ci(atp_sel, idx, confidence)
     star_sel = None if star is None else star[:, rows, cols]
     star_stats = mean_ci(star_sel, idx, confidence) if star_sel is not None else None
-    order = np.argsort(-np.nan_to_num(np.array(head_stats["mean"], dtype=float), nan=-np.inf), kind="stable")
+    order = np.argsort(-np.array(head_stats["mean"], dtype=float), kind="stable")  # NaN (no effect) sorts last
     rank = {int(j): r + 1 for r, j in enumerate(order)}
     per_head = []
     for j, ((layer, head), source) in enumerate(heads):

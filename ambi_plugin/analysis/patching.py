@@ -120,11 +120,11 @@ def _prepare(lm, patcher: Patcher, item: PatchItem, layout: HeadLayout, with_sta
 
 def _top(values: np.ndarray | None, k: int) -> list[tuple[int, int]]:
     """The ``k`` heads with the highest finite values (stable order), as ``(layer, head)``."""
-    if values is None or k <= 0:
+    if values is None:
         return []
-    v = np.asarray(values, dtype=float)
-    order = np.argsort(-np.nan_to_num(v, nan=-np.inf), axis=None, kind="stable")
-    flat = [int(f) for f in order if np.isfinite(v.flat[f])][:k]
+    v = np.asarray(values, dtype=float)  # a map read back from JSON: null (None) is NaN
+    order = np.argsort(-v, axis=None, kind="stable")  # NaN sorts last
+    flat = [int(f) for f in order if np.isfinite(v.flat[f])][: max(k, 0)]
     return [tuple(int(x) for x in np.unravel_index(f, v.shape)) for f in flat]
 
 

@@ -155,7 +155,7 @@ class SwitchScores:
             "rule": rule,
             "threshold": threshold,
             "max_fraction": max_fraction,
-            "n_above_threshold": int((np.nan_to_num(self.s, nan=-np.inf) > threshold).sum()),
+            "n_above_threshold": int((self.s > threshold).sum()),  # NaN is above nothing
             "n_heads_total": int(self.s.size),
             "n_heads_unscored": int((~np.isfinite(self.s)).sum()),
             "n_excluded_pairs": self.n_excluded_pairs,
@@ -223,7 +223,7 @@ def _json_map(a: np.ndarray) -> list:
 
 def _ranked(s: np.ndarray) -> np.ndarray:
     """Flat indices of ``s`` from the highest score down (stable); heads without a score (NaN) last."""
-    return np.argsort(-np.nan_to_num(np.asarray(s, dtype=float), nan=-np.inf), axis=None, kind="stable")
+    return np.argsort(-np.asarray(s, dtype=float), axis=None, kind="stable")  # numpy sorts NaN last
 
 
 def switching_scores(

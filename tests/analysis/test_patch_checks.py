@@ -186,6 +186,10 @@ def test_positions_outside_a_prompt_or_on_different_tokens_are_refused(lm, image
     assert data["refused"][0]["reason"].startswith(
         f"token position {differ} names token id {ids['a'][differ]} in prompt 1 and {ids['b'][differ]} in prompt 2"
     )
+    swapped = PatchItem("s0", item.images, item.prompt_b, item.prompt_a)  # prompt 2 the shorter one
+    short = -len(ids["a"]) - 1
+    data = patch_items(lm, [swapped], switch_heads=[(2, 3)], position=short, per_head=[], draws=0, **QUIET)
+    assert data["refused"][0]["reason"].startswith(f"token position {short} is outside prompt 2, which has ")
     same = differ + 1  # the prompts' common ending: patched there
     data = patch_items(lm, [item], switch_heads=[(2, 3)], position=same, per_head=[], draws=0, **QUIET)
     assert data["refused"] == [] and data["n_items"] + len(data["skipped"]) == 1

@@ -82,9 +82,12 @@ def test_the_heads_patched_one_by_one_are_the_union_of_the_top_k_rankings():
     assert given == [((1, 2), "given"), ((0, 1), "given")], "given as is (first mention, no duplicates)"
     ties = select_heads((2, 3), k=2, scores=np.ones((2, 3)))
     assert ties == [((0, 0), "s"), ((0, 1), "s")], "ties: the first heads in (layer, head) order"
-    many = np.random.default_rng(0).integers(0, 3, size=(4, 10)).astype(float)  # ties among 40 heads
-    want = sorted(((layer, head) for layer in range(4) for head in range(10)), key=lambda h: -many[h])[:12]
-    assert [h for h, _ in select_heads((4, 10), k=12, atp=many)] == sorted(want)
+    many = np.random.default_rng(1).integers(0, 3, size=(4, 10)).astype(float)  # ties among 40 heads
+    want = sorted(((layer, head) for layer in range(4) for head in range(10)), key=lambda h: -many[h])[:5]
+    assert [h for h, _ in select_heads((4, 10), k=5, atp=many)] == sorted(want)
+    json_map = [[0.9, None, 0.5], [None, 0.7, 0.1]]  # a map read back from the JSON: null for an unscored head
+    assert select_heads((2, 3), k=2, scores=json_map) == [((0, 0), "s"), ((1, 1), "s")]
+    assert select_heads((2, 3), k=-1, scores=s) == [], "no head for k < 1"
 
 
 def test_only_single_token_positions_counted_from_the_end_can_be_patched():
