@@ -106,7 +106,7 @@ def _prepare(lm, patcher: Patcher, item: PatchItem, layout: HeadLayout, with_sta
     """Runs A and B, the tokens, AtP (and AtP*); a string = the reason the image is skipped."""
     run_a = run_prompt(lm, patcher, item.prompt_a, item.images, "prompt 1")
     run_b = run_prompt(lm, patcher, item.prompt_b, item.images, "prompt 2")
-    if run_a.ids is not None and run_b.ids is not None:
+    if run_a.ids is not None:  # a backend that passes embeddings passes no ids, for either prompt
         check_same_token(patcher.pos, run_a.ids, run_b.ids)
     b, a = int(run_b.logits.argmax()), int(run_a.logits.argmax())
     lp_a, lp_b = logp(run_a.logits, b), logp(run_b.logits, b)
