@@ -90,7 +90,21 @@ MODULES: dict[str, Target] = {
         ("ambi_plugin/lmms/cli_run.py",), ("tests/lmms/test_cli_run.py", "tests/lmms/test_run_guards.py")
     ),
     "analysis/scores.py": Target(("ambi_plugin/analysis/scores.py",), ("tests/analysis/test_scores.py",)),
-    "analysis/patching.py": Target(("ambi_plugin/analysis/patching.py",), ("tests/analysis/test_patching.py",)),
+    "analysis/patching.py": Target(
+        ("ambi_plugin/analysis/patching.py",),
+        ("tests/analysis/test_patching.py", "tests/analysis/test_patch_checks.py"),
+    ),
+    # the modules patching.py was split into: the model side (re-runs, patched runs, AtP, GradDrop), the statistics,
+    # the table's data
+    "analysis/patch_model.py": Target(
+        ("ambi_plugin/analysis/patch_model.py",), ("tests/analysis/test_patch_checks.py",)
+    ),
+    "analysis/patch_stats.py": Target(
+        ("ambi_plugin/analysis/patch_stats.py",), ("tests/analysis/test_patch_stats.py",)
+    ),
+    "analysis/patch_summary.py": Target(
+        ("ambi_plugin/analysis/patch_summary.py",), ("tests/analysis/test_patch_summary.py",)
+    ),
 }
 # what the work folder holds besides the package and the tests (task YAMLs: some tests index the tasks)
 COPIED = ("ambi_plugin", "tests", "task_yamls", "pyproject.toml")

@@ -90,14 +90,14 @@ class Patcher:
 
     def _fn(self, layer: int):
         def fn(x4, state):
-            check_in_range(self.pos, x4.shape[1], "the prompt")
+            check_in_range(self.pos, x4.shape[1])  # [batch, tokens, heads, head_dim]
             if self.record is not None:
                 self.record[layer] = x4[0, self.pos].detach().float().clone()
             planned = self.plan.get(layer)
             if planned is not None:
                 heads, values = planned
                 x4 = x4.clone()
-                x4[0, self.pos, heads] = values.to(device=x4.device, dtype=x4.dtype)
+                x4[0, self.pos, heads] = values.to(x4)  # x4's device and dtype
                 return x4
             if self.keep is not None:
                 self.keep[layer] = x4
@@ -147,8 +147,9 @@ def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str], wh
 
     inputs, backend_logits = _first_step(lm, prompt, images)
     ids = inputs.get("input_ids")
-    if ids is not None:
-        check_in_range(patcher.pos, int(ids.shape[-1]), what)
+    if ids is not None:  # the prompt's token ids (one prompt)
+        ids = ids.detach().reshape(-1).cpu()
+        check_in_range(patcher.pos, len(ids), what)
     patcher.record, patcher.plan = {}, {}
     start = time.perf_counter()
     try:
@@ -163,13 +164,13 @@ def run_prompt(lm: Any, patcher: Patcher, prompt: str, images: Sequence[str], wh
         heads = f"; heads with NaN/inf outputs at the position: {', '.join(found[:6])}" if found else ""
         more = f" and {len(found) - 6} more" if len(found) > 6 else ""
         raise NonFiniteError(f"{what} gives NaN or infinite logits{heads}{more}", bad)
-    gap = float((logits - backend_logits.to(logits.device)).abs().max())
+    gap = float((logits - backend_logits).abs().max())  # both from the same model: on one device
     if not gap <= 1e-3 * max(1.0, float(backend_logits.abs().max())):
         raise PatchingError(
             f"re-running the backend's inputs does not reproduce its logits (max difference {gap:.3g}); this item "
             "cannot be patched this way"
         )
-    return Run(inputs, logits, acts, None if ids is None else ids.detach().reshape(-1).cpu(), seconds, bad)
+    return Run(inputs, logits, acts, ids, seconds, bad)
 
 
 def logp(logits: Any, token: int) -> float:
@@ -233,7 +234,9 @@ def attribution(
     emb = model.get_input_embeddings()
 
     def grad_on(module, args, out):
-        return out if out.requires_grad else out.detach().requires_grad_(True)
+        # the graph starts at the embeddings, also in a frozen model; a non-leaf copy, so that a model writing image
+        # features into them in place still can
+        return out.detach().requires_grad_(True).clone()
 
     handles = [emb.register_forward_hook(mark_owned(grad_on))]
     if drop_layer is not None:
@@ -252,8 +255,8 @@ def attribution(
     for layer, g in enumerate(grads):
         if g is None:
             continue
-        diff = (run_b.acts[layer] - run_a.acts[layer]).to(g.device)
-        out[layer] = (g[0, patcher.pos].float() * diff).sum(-1).detach().cpu().numpy()
+        diff = run_b.acts[layer] - run_a.acts[layer]  # recorded on the layer's device, where its gradient is
+        out[layer] = torch.einsum("hd,hd->h", g[0, patcher.pos].float(), diff).detach().cpu().numpy()
     return out
 
 

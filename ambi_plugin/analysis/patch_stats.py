@@ -26,6 +26,7 @@ __all__ = [
     "bootstrap_indices",
     "layer_matched_sets",
     "mean_ci",
+    "nanmean",
     "permutation_p",
     "ranks",
     "spearman",
@@ -34,15 +35,10 @@ __all__ = [
 
 
 def ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n, ties sharing their average rank."""
-    x = np.asarray(x, dtype=float)
-    order = np.argsort(x, kind="stable")
-    _, inverse, counts = np.unique(x[order], return_inverse=True, return_counts=True)
-    ends = np.cumsum(counts)
-    average = (ends - counts + ends - 1) / 2 + 1
-    out = np.empty(len(x), dtype=float)
-    out[order] = average[inverse]
-    return out
+    """Ranks 1..n of a 1-D array, ties sharing their average rank."""
+    _, inverse, counts = np.unique(np.asarray(x), return_inverse=True, return_counts=True)
+    last = np.cumsum(counts)  # the rank of the last of each run of equal values, in sorted order
+    return ((last - counts + 1 + last) / 2)[inverse]
 
 
 def spearman(a: Any, b: Any) -> float:
@@ -53,11 +49,11 @@ def spearman(a: Any, b: Any) -> float:
         raise ValueError(f"maps differ in shape: {a.shape} vs {b.shape}")
     both = np.isfinite(a) & np.isfinite(b)
     if both.sum() < 2:
-        return float("nan")
+        return math.nan
     ra, rb = ranks(a[both]), ranks(b[both])
     ra, rb = ra - ra.mean(), rb - rb.mean()
     den = math.sqrt(float((ra * ra).sum() * (rb * rb).sum()))
-    return float((ra * rb).sum() / den) if den > 0 else float("nan")
+    return float((ra * rb).sum() / den) if den > 0 else math.nan
 
 
 def bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
@@ -68,8 +64,8 @@ def bootstrap_indices(n: int, n_boot: int, seed: int) -> np.ndarray:
 
 
 def _interval(values: np.ndarray, confidence: float) -> list[float] | None:
-    """Percentile interval of resampled statistics (rows), NaN resamples left out; None when most are NaN."""
-    values = np.asarray(values, dtype=float)
+    """Percentile interval of resampled statistics (rows), NaN resamples left out; None when there are none or most
+    are NaN."""
     ok = values[np.isfinite(values)]
     if ok.size == 0 or ok.size < 0.5 * values.size:
         return None
@@ -78,8 +74,9 @@ def _interval(values: np.ndarray, confidence: float) -> list[float] | None:
     return [float(lo), float(hi)]
 
 
-def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
-    """Mean over ``axis`` of the finite values (NaN where there is none), without numpy's warning."""
+def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
+    """Mean over ``axis`` of the finite values (NaN where there is none, also along an empty axis), without numpy's
+    warning."""
     ok = np.isfinite(x)
     n = ok.sum(axis)
     total = np.where(ok, x, 0.0).sum(axis)
@@ -88,11 +85,12 @@ def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 
 def _boot_means(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """The mean of the finite values of ``x`` (``[n]`` or ``[n, m]``) in each resample of ``idx`` (``[B, n]``), as
-    ``[B]`` or ``[B, m]``: through how often each image is drawn, so memory stays ``B x m`` (not ``B x n x m``)."""
+    ``[B]`` or ``[B, m]``: through how often each image is drawn, so memory stays ``B x m`` (not ``B x n x m``); no
+    rows when there are no resamples."""
     n = x.shape[0]
-    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(float)  # [B, n]
+    counts = np.array([np.bincount(row, minlength=n) for row in idx]).reshape(len(idx), n)  # [B, n]
     ok = np.isfinite(x)
-    total, used = counts @ np.where(ok, x, 0.0), counts @ ok.astype(float)
+    total, used = counts @ np.where(ok, x, 0.0), counts @ ok
     return np.divide(total, used, out=np.full(total.shape, np.nan), where=used > 0)
 
 
@@ -100,17 +98,10 @@ def mean_ci(x: Any, idx: np.ndarray, confidence: float = 0.95) -> dict[str, Any]
     """The mean over images (axis 0; non-finite values left out and counted) of ``x`` (``[n]`` or ``[n, m]``) with its
     bootstrap interval from the resamples ``idx``: ``{"mean", "ci", "n", "n_nonfinite"}`` (lists for ``[n, m]``)."""
     x = np.asarray(x, dtype=float)
-    mean = _nanmean(x, 0)
+    mean = nanmean(x, 0)
     n_ok = np.isfinite(x).sum(0)
-    if len(idx):
-        boot = _boot_means(x, idx)  # [B] or [B, m]
-        ci = (
-            _interval(boot, confidence)
-            if x.ndim == 1
-            else [_interval(boot[:, j], confidence) for j in range(x.shape[1])]
-        )
-    else:
-        ci = None if x.ndim == 1 else [None] * x.shape[1]
+    boot = _boot_means(x, idx)  # [B] or [B, m]
+    ci = _interval(boot, confidence) if x.ndim == 1 else [_interval(boot[:, j], confidence) for j in range(x.shape[1])]
     if x.ndim == 1:
         return {"mean": _num(mean), "ci": ci, "n": int(n_ok), "n_nonfinite": int(len(x) - n_ok)}
     return {"mean": [_num(v) for v in mean], "ci": ci, "n": n_ok.tolist(), "n_nonfinite": (len(x) - n_ok).tolist()}
@@ -128,15 +119,15 @@ def spearman_ci(
         """The image mean and the resamples' means (``[B, m]``); a map fixed across images stays as it is."""
         if x.ndim == 1:
             return x, np.broadcast_to(x, (len(idx), x.size))
-        return _nanmean(x, 0), (_boot_means(x, idx) if len(idx) else np.zeros((0, x.shape[1])))
+        return nanmean(x, 0), _boot_means(x, idx)
 
     (ma, ba), (mb, bb) = means(a), means(b)
     if absolute_b:
         mb, bb = np.abs(mb), np.abs(bb)
     rho = spearman(ma, mb)
     n_heads = int((np.isfinite(ma) & np.isfinite(mb)).sum())
-    boot = np.array([spearman(ra, rb) for ra, rb in zip(ba, bb)]) if len(idx) else np.zeros(0)
-    return {"rho": _num(rho), "ci": _interval(boot, confidence) if len(boot) else None, "n_heads": n_heads}
+    boot = np.array([spearman(ra, rb) for ra, rb in zip(ba, bb)])
+    return {"rho": _num(rho), "ci": _interval(boot, confidence), "n_heads": n_heads}
 
 
 def layer_matched_sets(

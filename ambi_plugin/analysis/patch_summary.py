@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ambi_plugin.analysis.patch_stats import bootstrap_indices, mean_ci, permutation_p, spearman_ci
+from ambi_plugin.analysis.patch_stats import bootstrap_indices, mean_ci, nanmean, permutation_p, spearman_ci
 
 __all__ = ["DEFINITION", "summarize"]
 
@@ -22,20 +22,12 @@ DEFINITION = (
 
 
 def _num(v: Any) -> float | None:
-    if v is None:
-        return None
     v = float(v)
     return v if math.isfinite(v) else None
 
 
 def _map(a: np.ndarray | None) -> list | None:
-    return None if a is None else [[_num(v) for v in row] for row in np.asarray(a, dtype=float)]
-
-
-def _nanmean0(x: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(x)
-    n = ok.sum(0)
-    return np.divide(np.where(ok, x, 0.0).sum(0), n, out=np.full(x.shape[1:], np.nan), where=n > 0)
+    return None if a is None else [[_num(v) for v in row] for row in np.asarray(a)]
 
 
 def _effects(states: Sequence[Any], key: str, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -45,8 +37,8 @@ def _effects(states: Sequence[Any], key: str, width: int | None = None) -> tuple
         width = 1
     else:
         rows = [s.results[key] for s in states]
-    eff = np.array([[r[0] for r in row] for row in rows], dtype=float).reshape(len(states), width)
-    flip = np.array([[np.nan if r[1] is None else float(r[1]) for r in row] for row in rows], dtype=float)
+    eff = np.array([[r[0] for r in row] for row in rows]).reshape(len(states), width)
+    flip = np.array([[np.nan if r[1] is None else float(r[1]) for r in row] for row in rows])
     return eff, flip.reshape(len(states), width)
 
 
@@ -80,23 +72,23 @@ def summarize(
     e_sw, f_sw = _effects(states, "switch")
     e_heads, f_heads = _effects(states, "heads", m)
     e_sets, f_sets = _effects(states, "sets", d)
-    atp = np.stack([s.atp for s in states]) if n else np.full((0, *shape), np.nan)
-    star = (np.stack([s.atp_star for s in states]) if n else np.full((0, *shape), np.nan)) if atp_star else None
-    bad = np.stack([s.nonfinite for s in states]).sum(0) if n else np.zeros(shape, dtype=int)
+    atp = np.array([s.atp for s in states]).reshape(n, *shape)  # [images, layers, heads]
+    star = np.array([s.atp_star for s in states]).reshape(n, *shape) if atp_star else None
+    bad = np.array([s.nonfinite for s in states], dtype=int).reshape(n, *shape).sum(0)  # NaN/inf head outputs
     if refused_nonfinite is not None:
         bad = bad + refused_nonfinite  # the images refused for NaN/inf logits count too
 
     switch_stats = mean_ci(e_sw[:, 0], idx, confidence)
-    per_image_random = _nanmean0(e_sets.T) if d else np.full(n, np.nan)  # each image's mean over the sets
+    per_image_random = nanmean(e_sets, 1)  # each image's mean over the sets
     random_stats = mean_ci(per_image_random, idx, confidence)
-    null = _nanmean0(e_sets) if d else np.zeros(0)  # each set's mean over the images
-    perm = permutation_p(switch_stats["mean"] if switch_stats["mean"] is not None else float("nan"), null)
+    null = nanmean(e_sets, 0)  # each set's mean over the images
+    perm = permutation_p(switch_stats["mean"] if switch_stats["mean"] is not None else math.nan, null)
     tail = 100 * (1 - confidence) / 2
     finite_null = null[np.isfinite(null)]
     perm.update({
         "statistic": "mean effect over images", "alternative": "the switch set's mean effect is larger",
         "observed": switch_stats["mean"], "layer_matched": True, **set_info,
-        "null_mean": _num(finite_null.mean()) if finite_null.size else None,
+        "null_mean": _num(nanmean(null, 0)),
         "null_range": [float(v) for v in np.percentile(finite_null, [tail, 100 - tail])] if finite_null.size else None,
         "seed": seed, "sets": [[list(h) for h in s] for s in sets], "set_effects": [_num(v) for v in null],
     })  # fmt: skip
@@ -106,16 +98,16 @@ def summarize(
          "ci": switch_stats["ci"], "n": switch_stats["n"], "n_nonfinite": switch_stats["n_nonfinite"], **_flips(f_sw)},
         {"condition": "layer-matched random sets", "n_sets": d, "exact": bool(set_info.get("exact")),
          "effect": random_stats["mean"], "ci": random_stats["ci"], "n": random_stats["n"],
-         "flip_rate": _num(np.nanmean(f_sets)) if np.isfinite(f_sets).any() else None},
+         "flip_rate": _num(nanmean(f_sets.reshape(-1), 0))},
     ]  # fmt: skip
 
     rows, cols = (np.array([h[0] for h, _ in heads], dtype=int), np.array([h[1] for h, _ in heads], dtype=int))
     head_stats = mean_ci(e_heads, idx, confidence)
-    atp_sel = atp[:, rows, cols] if m else np.zeros((n, 0))
+    atp_sel = atp[:, rows, cols]  # [images, heads patched one by one]
     atp_stats = mean_ci(atp_sel, idx, confidence)
-    star_sel = star[:, rows, cols] if star is not None and m else None
+    star_sel = None if star is None else star[:, rows, cols]
     star_stats = mean_ci(star_sel, idx, confidence) if star_sel is not None else None
-    order = np.argsort(-np.nan_to_num(np.array(head_stats["mean"], dtype=float), nan=-np.inf), kind="stable")
+    order = np.argsort(-np.array(head_stats["mean"], dtype=float), kind="stable")  # NaN (no effect) sorts last
     rank = {int(j): r + 1 for r, j in enumerate(order)}
     per_head = []
     for j, ((layer, head), source) in enumerate(heads):
@@ -133,17 +125,16 @@ def summarize(
     if star_sel is not None:
         corr["atp_star_vs_abs_exact"] = spearman_ci(star_sel, e_heads, idx, confidence, absolute_b=True)
     if scores is not None:
-        s = np.asarray(scores, dtype=float)
-        corr["s_vs_exact"] = spearman_ci(s[rows, cols] if m else np.zeros(0), e_heads, idx, confidence)
-        corr["s_vs_atp"] = spearman_ci(s.reshape(-1), atp.reshape(n, -1), idx, confidence)
+        s = np.asarray(scores)
+        corr["s_vs_exact"] = spearman_ci(s[rows, cols], e_heads, idx, confidence)
+        corr["s_vs_atp"] = spearman_ci(s.ravel(), atp.reshape(n, s.size), idx, confidence)
     for key, c in corr.items():
         c["over"] = "every head" if key == "s_vs_atp" else "the heads patched one by one"
         if key == "atp_star_vs_abs_exact":
             c["note"] = "AtP* is a magnitude: ranked against the size of the exact effect, |effect|"
 
     exact = np.full(shape, np.nan)
-    if m:
-        exact[rows, cols] = np.array(head_stats["mean"], dtype=float)
+    exact[rows, cols] = np.array(head_stats["mean"], dtype=float)
     items = []
     for i, st in enumerate(states):
         items.append({
@@ -175,8 +166,8 @@ def summarize(
             "total": int(bad.sum()),
             "heads": int((bad > 0).sum()),
         },  # fmt: skip
-        "atp": _map(_nanmean0(atp) if n else np.full(shape, np.nan)),
-        "atp_star": _map(_nanmean0(star) if star is not None and n else None) if atp_star else None,
+        "atp": _map(nanmean(atp, 0)),
+        "atp_star": None if star is None else _map(nanmean(star, 0)),
         "exact": _map(exact),
         "items": items,
     }

@@ -47,7 +47,7 @@ from ambi_plugin.analysis.patch_model import (
     run_prompt,
     values_from,
 )
-from ambi_plugin.analysis.patch_stats import layer_matched_sets, spearman
+from ambi_plugin.analysis.patch_stats import layer_matched_sets, nanmean, spearman
 from ambi_plugin.analysis.positions import PositionError, check_same_token, paired_position
 
 __all__ = ["PatchItem", "PatchingError", "patch_items", "patch_position", "select_heads", "spearman"]
@@ -106,7 +106,7 @@ def _prepare(lm, patcher: Patcher, item: PatchItem, layout: HeadLayout, with_sta
     """Runs A and B, the tokens, AtP (and AtP*); a string = the reason the image is skipped."""
     run_a = run_prompt(lm, patcher, item.prompt_a, item.images, "prompt 1")
     run_b = run_prompt(lm, patcher, item.prompt_b, item.images, "prompt 2")
-    if run_a.ids is not None and run_b.ids is not None:
+    if run_a.ids is not None:  # a backend that passes embeddings passes no ids, for either prompt
         check_same_token(patcher.pos, run_a.ids, run_b.ids)
     b, a = int(run_b.logits.argmax()), int(run_a.logits.argmax())
     lp_a, lp_b = logp(run_a.logits, b), logp(run_b.logits, b)
@@ -120,11 +120,11 @@ def _prepare(lm, patcher: Patcher, item: PatchItem, layout: HeadLayout, with_sta
 
 def _top(values: np.ndarray | None, k: int) -> list[tuple[int, int]]:
     """The ``k`` heads with the highest finite values (stable order), as ``(layer, head)``."""
-    if values is None or k <= 0:
+    if values is None:
         return []
-    v = np.asarray(values, dtype=float)
-    order = np.argsort(-np.nan_to_num(v, nan=-np.inf), axis=None, kind="stable")
-    flat = [int(f) for f in order if np.isfinite(v.flat[f])][:k]
+    v = np.asarray(values, dtype=float)  # a map read back from JSON: null (None) is NaN
+    order = np.argsort(-v, axis=None, kind="stable")  # NaN sorts last
+    flat = [int(f) for f in order if np.isfinite(v.flat[f])][: max(k, 0)]
     return [tuple(int(x) for x in np.unravel_index(f, v.shape)) for f in flat]
 
 
@@ -155,12 +155,6 @@ def select_heads(
         label = "+".join(["both", *t[2:]]) if t[:2] == ["s", "atp"] else "+".join(t)
         out.append((h, label))
     return out
-
-
-def _nanmean0(x: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(x)
-    n = ok.sum(0)
-    return np.divide(np.where(ok, x, 0.0).sum(0), n, out=np.full(x.shape[1:], np.nan), where=n > 0)
 
 
 def _duration(seconds: float) -> str:
@@ -230,13 +224,13 @@ def patch_items(
             continue
         seconds += [state.run_a.seconds, state.run_b.seconds]
         kept.append(state)
-    atp_mean = _nanmean0(np.stack([s.atp for s in kept])) if kept else None
-    star_mean = _nanmean0(np.stack([s.atp_star for s in kept])) if kept and atp_star else None
+    atp_mean = nanmean(np.stack([s.atp for s in kept]), 0) if kept else None
+    star_mean = nanmean(np.stack([s.atp_star for s in kept]), 0) if kept and atp_star else None
     heads = select_heads(layout.shape, k=top_k, scores=scores, atp=atp_mean, atp_star=star_mean, all_heads=all_heads,
                          given=per_head)  # fmt: skip
     sets, set_info = layer_matched_sets(switch, layout.shape, draws, seed)
     passes = len(kept) * (1 + len(sets) + len(heads))
-    per_pass = float(np.median(seconds)) if seconds else float("nan")
+    per_pass = float(np.median(seconds)) if seconds else math.nan
     cost = {"forward_passes": passes, "seconds_per_pass": per_pass if seconds else None,
             "estimate_s": passes * per_pass if seconds else None}  # fmt: skip
     which = "every head" if all_heads else f"{len(heads)} heads"
@@ -259,5 +253,5 @@ def _measure(lm: Any, patcher: Patcher, state: _State, heads: Sequence[tuple[int
     finite (counted per head by the summary)."""
     logits = patched_logits(lm, patcher, state.run_a, values_from(state.run_b, heads))
     if not bool(logits.isfinite().all()):
-        return float("nan"), None
+        return math.nan, None
     return (logp(logits, state.b) - state.lp_a) / state.gap, int(logits.argmax()) == state.b

@@ -56,13 +56,21 @@ def _nonfinite(x: np.ndarray) -> np.ndarray:
     return ~np.isfinite(x).all(axis=-1)
 
 
+def _scaled(x: np.ndarray) -> np.ndarray:
+    """``x`` with each non-finite head vector set to 0, divided per item and layer by its largest absolute entry: the
+    cosines and the near-zero test (relative to the layer and item) are unchanged, and no norm overflows or
+    underflows, whatever the scale of a layer's outputs."""
+    x = np.where(_nonfinite(x)[..., None], 0.0, x)
+    top = np.abs(x).max(axis=(-2, -1), keepdims=True)
+    return x / np.where(top > 0, top, 1.0)  # an all-zero layer stays zero
+
+
 def _near_zero(x: np.ndarray, rel: float) -> np.ndarray:
-    """``[items, layers, heads]``: the head's vector is finite and has no direction: its norm is 0 or at most ``rel``
-    times the largest finite head norm of the same layer and item (a non-finite vector is left out of that maximum)."""
-    norm = np.linalg.norm(np.where(np.isfinite(x), x, 0.0), axis=-1)
-    finite = ~_nonfinite(x)
-    largest = np.where(finite, norm, 0.0).max(axis=-1, keepdims=True)
-    return finite & ((norm <= rel * largest) | (norm == 0))
+    """``[items, layers, heads]``: the head's vector is finite and has no direction: its norm is at most ``rel`` times
+    the largest finite head norm of the same layer and item (a zero vector always; a non-finite vector is left out of
+    that maximum)."""
+    norm = np.linalg.norm(_scaled(x), axis=-1)
+    return ~_nonfinite(x) & (norm <= rel * norm.max(axis=-1, keepdims=True))
 
 
 def nonfinite_per_head(pre: np.ndarray, post: np.ndarray) -> np.ndarray:
@@ -78,11 +86,10 @@ def cosine_per_head(pre: np.ndarray, post: np.ndarray, *, zero_rel: float = ZERO
     if pre.shape != post.shape or pre.ndim != 4:
         raise ValueError(f"pre and post must both be [items, layers, heads, dim]; got {pre.shape} and {post.shape}")
     skip = _nonfinite(pre) | _nonfinite(post) | _near_zero(pre, zero_rel) | _near_zero(post, zero_rel)
-    pre, post = np.where(np.isfinite(pre), pre, 0.0), np.where(np.isfinite(post), post, 0.0)
-    num = (pre * post).sum(-1)
-    den = np.linalg.norm(pre, axis=-1) * np.linalg.norm(post, axis=-1)
-    ok = ~skip & (den > 0) & np.isfinite(den)
-    return np.divide(num, den, out=np.full_like(num, np.nan), where=ok)
+    pre, post = _scaled(pre), _scaled(post)
+    with np.errstate(invalid="ignore"):  # a zero vector gives 0 / 0: its pair is left out (skip)
+        cos = (pre * post).sum(-1) / (np.linalg.norm(pre, axis=-1) * np.linalg.norm(post, axis=-1))
+    return np.where(skip, np.nan, cos)
 
 
 @dataclass
@@ -111,9 +118,12 @@ class SwitchScores:
         """The heads with pairs left out for NaN/inf values, most first: ``{"layer", "head", "pairs"}``."""
         if self.n_nonfinite is None:
             return []
-        idx = [i for i in np.argsort(-self.n_nonfinite, axis=None, kind="stable") if self.n_nonfinite.flat[i] > 0]
-        return [{"layer": int(i // self.s.shape[1]), "head": int(i % self.s.shape[1]),
-                 "pairs": int(self.n_nonfinite.flat[i])} for i in idx]  # fmt: skip
+        rows = []
+        for flat in np.argsort(-self.n_nonfinite, axis=None, kind="stable"):
+            if self.n_nonfinite.flat[flat] > 0:
+                layer, head = np.unravel_index(flat, self.n_nonfinite.shape)
+                rows.append({"layer": int(layer), "head": int(head), "pairs": int(self.n_nonfinite.flat[flat])})
+        return rows
 
     def top_k(self, k: int = 10) -> list[dict[str, Any]]:
         order = [f for f in _ranked(self.s) if np.isfinite(self.s.flat[f])][:k]
@@ -145,7 +155,7 @@ class SwitchScores:
             "rule": rule,
             "threshold": threshold,
             "max_fraction": max_fraction,
-            "n_above_threshold": int((np.nan_to_num(self.s, nan=-np.inf) > threshold).sum()),
+            "n_above_threshold": int((self.s > threshold).sum()),  # NaN is above nothing
             "n_heads_total": int(self.s.size),
             "n_heads_unscored": int((~np.isfinite(self.s)).sum()),
             "n_excluded_pairs": self.n_excluded_pairs,
@@ -208,12 +218,12 @@ class SwitchScores:
 
 def _json_map(a: np.ndarray) -> list:
     """A map as nested lists, NaN (no score) as None, so the file is plain JSON."""
-    return [[None if not np.isfinite(v) else float(v) for v in row] for row in np.asarray(a, dtype=float)]
+    return [[None if not np.isfinite(v) else float(v) for v in row] for row in np.asarray(a)]
 
 
 def _ranked(s: np.ndarray) -> np.ndarray:
     """Flat indices of ``s`` from the highest score down (stable); heads without a score (NaN) last."""
-    return np.argsort(-np.nan_to_num(np.asarray(s, dtype=float), nan=-np.inf), axis=None, kind="stable")
+    return np.argsort(-np.asarray(s, dtype=float), axis=None, kind="stable")  # numpy sorts NaN last
 
 
 def switching_scores(
@@ -265,10 +275,10 @@ def pearson(a: np.ndarray, b: np.ndarray) -> float:
     both = np.isfinite(a) & np.isfinite(b)
     a, b = a[both], b[both]
     if a.size < 2:
-        return float("nan")
+        return math.nan
     a, b = a - a.mean(), b - b.mean()
     den = math.sqrt(float((a * a).sum() * (b * b).sum()))
-    return float((a * b).sum() / den) if den > 0 else float("nan")
+    return float((a * b).sum() / den) if den > 0 else math.nan
 
 
 def load_scores(path: str | Path) -> SwitchScores:
@@ -280,6 +290,6 @@ def load_scores(path: str | Path) -> SwitchScores:
         np.array(data["s"], dtype=float),
         int(data["n_images"]),
         data.get("category", ""),
-        n_pairs=None if n_pairs is None else np.array(n_pairs, dtype=int),
-        n_nonfinite=None if bad is None else np.array(bad, dtype=int),
+        n_pairs=None if n_pairs is None else np.array(n_pairs),
+        n_nonfinite=None if bad is None else np.array(bad),
     )

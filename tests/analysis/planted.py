@@ -19,6 +19,10 @@ import torch
 
 from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 
+from .tiny_models import preload_qwen_backend
+
+preload_qwen_backend()
+
 N_LAYERS, N_HEADS, HEAD_DIM = 4, 8, 8
 
 

@@ -12,13 +12,23 @@ import pytest
 
 from ambi_plugin.analysis.collect import capture_category, load_items
 from ambi_plugin.analysis.hooks import remaining_hooks
-from ambi_plugin.analysis.patching import PatchingError, PatchItem, patch_items, patch_position, spearman
+from ambi_plugin.analysis.patching import (
+    PatchingError,
+    PatchItem,
+    _duration,
+    patch_items,
+    patch_position,
+    select_heads,
+    spearman,
+)
 from ambi_plugin.analysis.prompts import first_prompt, second_prompt
 from ambi_plugin.cli.demo import TINY_MODEL_ARGS
 from ambi_plugin.lmms.analysis_driver import load_backend
 from ambi_plugin.models.tiny_qwen import make_tiny_qwen2_5_vl
 
-from .tiny_models import PLANTED, save_planted_qwen
+from .tiny_models import PLANTED, preload_qwen_backend, save_planted_qwen
+
+preload_qwen_backend()
 
 SIBLING = (PLANTED[0], PLANTED[1] ^ 1)  # 4 query heads on 2 K/V heads: heads 0 and 1 share one
 
@@ -50,8 +60,42 @@ def test_spearman_on_known_inputs():
     assert np.isnan(spearman(np.ones(4), a[:4])) and np.isnan(spearman([1.0, np.nan], [2.0, 3.0]))
 
 
+def test_the_heads_patched_one_by_one_are_the_union_of_the_top_k_rankings():
+    s = np.array([[0.9, 0.1, 0.5], [0.2, np.nan, 0.8]])
+    atp = np.array([[0.0, 0.7, 0.6], [np.nan, 0.9, -1.0]])
+    star = np.array([[0.3, 0.2, 0.1], [0.0, 0.0, 0.05]])
+    # top 2 by s: (0, 0), (1, 2); by AtP: (1, 1), (0, 1); by AtP*: (0, 0), (0, 1); NaN never ranks
+    got = select_heads((2, 3), k=2, scores=s, atp=atp, atp_star=star)
+    assert got == [((0, 0), "s+atp*"), ((0, 1), "atp+atp*"), ((1, 1), "atp"), ((1, 2), "s")]
+    assert select_heads((2, 3), k=2, scores=s, atp=np.array([[0.9, 0.0, 0.0], [0.0, 0.0, 0.8]])) == [
+        ((0, 0), "both"),
+        ((1, 2), "both"),
+    ]
+    both_star = select_heads((2, 3), k=1, scores=s, atp=np.array([[0.9, 0, 0], [0, 0, 0]]), atp_star=star)
+    assert both_star == [((0, 0), "both+atp*")]
+    assert select_heads((2, 3), k=1, scores=s) == [((0, 0), "s")], "without AtP: the top by s alone"
+    assert select_heads((2, 3), k=0, scores=s, atp=atp) == [] and select_heads((2, 3), k=3) == []
+    assert len(select_heads((2, 3), k=10, scores=s)) == 5, "k beyond the scored heads: every scored head"
+    every = select_heads((2, 3), k=1, scores=s, all_heads=True)
+    assert every == [((l_, h), "all") for l_ in range(2) for h in range(3)]
+    given = select_heads((2, 3), k=1, scores=s, all_heads=True, given=[(1, 2), [0, 1], (1, 2)])
+    assert given == [((1, 2), "given"), ((0, 1), "given")], "given as is (first mention, no duplicates)"
+    ties = select_heads((2, 3), k=2, scores=np.ones((2, 3)))
+    assert ties == [((0, 0), "s"), ((0, 1), "s")], "ties: the first heads in (layer, head) order"
+    many = np.random.default_rng(1).integers(0, 3, size=(4, 10)).astype(float)  # ties among 40 heads
+    want = sorted(((layer, head) for layer in range(4) for head in range(10)), key=lambda h: -many[h])[:5]
+    assert [h for h, _ in select_heads((4, 10), k=5, atp=many)] == sorted(want)
+    json_map = [[0.9, None, 0.5], [None, 0.7, 0.1]]  # a map read back from the JSON: null for an unscored head
+    assert select_heads((2, 3), k=2, scores=json_map) == [((0, 0), "s"), ((1, 1), "s")]
+    assert select_heads((2, 3), k=-1, scores=s) == [], "no head for k < 1"
+
+
 def test_only_single_token_positions_counted_from_the_end_can_be_patched():
-    assert patch_position("last_prompt") == -1 and patch_position("-3") == -3
+    assert patch_position("last_prompt") == -1 and patch_position("-3") == -3 and patch_position(-2) == -2
+    with pytest.raises(PatchingError, match="one token position, but the capture used 'mean_prompt'"):
+        patch_position("mean_prompt")
+    with pytest.raises(PatchingError, match="`position` to be one of"):
+        patch_position("middle")
     with pytest.raises(PatchingError, match="--position last_prompt"):
         patch_position("mean_generated")
     with pytest.raises(PatchingError, match="Count from the end instead: -1 is the last prompt token"):
@@ -121,6 +165,55 @@ def test_patching_the_planted_head_restores_the_switch(planted, images):
                         scores=s, progress=False)  # fmt: skip
     assert again["spearman"]["s_vs_atp"]["rho"] > 0.5 and again["spearman"]["s_vs_exact"]["rho"] == pytest.approx(1.0)
     assert again["spearman"]["s_vs_exact"]["ci"] is None, "one image: no interval"
+
+
+def test_cost_skipped_items_union_and_settings_said(planted, images):
+    """The cost is said first (images x (heads + switch set + random sets) forward passes, measured seconds per pass);
+    an image whose prompts predict the same token is skipped and named; duplicates in the switch heads count once;
+    the default selection is the union of the top-k by s and by AtP."""
+    _, lm = planted
+    said = []
+    p1 = first_prompt("bistable")
+    items = [*_items(images)[:2], PatchItem("same", [images[2]], p1, p1)]
+    s = np.zeros((4, 4))
+    s[PLANTED], s[0, 0] = 0.9, 0.5
+    data = patch_items(lm, items, switch_heads=[PLANTED, list(PLANTED)], scores=s, top_k=1, draws=2, say=said.append,
+                       progress=False)  # fmt: skip
+    assert data["skipped"] == [{"id": "same", "reason": "the two runs predict the same first answer token"}]
+    assert data["n_items"] == 2 and [it["id"] for it in data["items"]] == ["b0", "b1"]
+    assert data["conditions"][0]["heads"] == [list(PLANTED)], "a head named twice is patched once"
+    assert data["selection"] == {"mode": "union", "k": 1, "atp_star": False, "n_heads": 1}
+    assert [(r["layer"], r["head"], r["from"]) for r in data["per_head"]] == [(*PLANTED, "both")]
+    perm = data["permutation"]
+    assert perm["n"] == 2 and perm["n_possible"] == 3 and perm["exact"] is False, "2 draws of the 3 possible sets"
+    cost = data["cost"]
+    assert cost["forward_passes"] == 2 * (1 + 2 + 1) and cost["seconds_per_pass"] > 0
+    assert cost["estimate_s"] == pytest.approx(8 * cost["seconds_per_pass"])
+    assert len(said) == 1 and said[0].startswith(
+        "patching: 2 images x (1 heads one by one + the switch set + 2 layer-matched random sets) = 8 forward passes x "
+    )
+    assert said[0].endswith(f" s per pass (measured on this model) = about {_duration(cost['estimate_s'])}")
+    none = patch_items(lm, items[2:], switch_heads=[PLANTED], all_heads=True, draws=2, say=said.append, progress=False)
+    assert none["n_items"] == 0 and none["cost"] == {"forward_passes": 0, "seconds_per_pass": None, "estimate_s": None}
+    assert said[-1].startswith("patching: 0 images x (every head one by one") and said[-1].endswith(
+        "= about unknown (no image was run)"
+    )
+    assert none["selection"]["mode"] == "all" and none["items"] == [] and none["permutation"]["p"] is None
+    for bad, what in (([(0, -1)], r"head \(0, -1\)"), ([(0, 4)], r"head \(0, 4\)"), ([(4, 0)], r"head \(4, 0\)")):
+        with pytest.raises(PatchingError, match=what + r" is outside the model's 4 x 4 heads"):
+            patch_items(lm, items, switch_heads=[PLANTED], per_head=bad, draws=0, progress=False)
+    with pytest.raises(PatchingError, match=r"head \(-1, 0\) is outside"):
+        patch_items(lm, items, switch_heads=[(-1, 0)], draws=0, progress=False)
+    with pytest.raises(PatchingError, match="no switch heads to patch"):
+        patch_items(lm, items, switch_heads=[], draws=0, progress=False)
+    assert remaining_hooks(lm) == []
+
+
+def test_durations_are_said_in_a_readable_unit():
+    assert _duration(0.04) == "0.0 s" and _duration(119.94) == "119.9 s"
+    assert _duration(120) == "2.0 min" and _duration(7199) == "120.0 min"
+    assert _duration(7200) == "2.0 h" and _duration(36000) == "10.0 h"
+    assert _duration(float("nan")) == "unknown (no image was run)" and _duration(float("inf")).startswith("unknown")
 
 
 def test_patching_every_head_of_an_ordinary_model_restores_everything(tmp_path, images):

@@ -7,6 +7,16 @@ from pathlib import Path
 import torch
 
 
+def preload_qwen_backend() -> None:
+    """Import lmms-eval's ``qwen2_5_vl`` backend and transformers' Qwen2.5-VL classes now. Called when a test module
+    is imported (collected): a mutation run (bench/mutation.py) forks each mutant's tests from the process that
+    collected them, so these imports (tens of seconds on a busy machine) are paid once, not once per mutant."""
+    from lmms_eval import models
+    from transformers import AutoProcessor, Qwen2_5_VLForConditionalGeneration  # noqa: F401
+
+    models.get_model("qwen2_5_vl")
+
+
 def hook_count(model) -> int:
     """Every forward and forward-pre hook on every module, whoever installed it."""
     return sum(len(m._forward_pre_hooks) + len(m._forward_hooks) for m in model.modules())
