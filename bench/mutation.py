@@ -66,6 +66,10 @@ MODULES: dict[str, Target] = {
         ("ambi_plugin/core/restate.py",),
         ("tests/core/test_restate.py", "tests/core/test_parsing_rules.py", "tests/core/test_answer_corpus.py"),
     ),
+    "core/statements.py": Target(
+        ("ambi_plugin/core/statements.py",),
+        ("tests/core/test_statements.py", "tests/core/test_parsing_statements.py", "tests/core/test_corpus_real.py"),
+    ),
     "core/metrics.py": Target(("ambi_plugin/core/metrics.py",), ("tests/core/test_metrics.py",)),
     "core/scoring.py": Target(
         ("ambi_plugin/core/scoring.py",),

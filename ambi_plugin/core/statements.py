@@ -153,8 +153,9 @@ class _Statement(NamedTuple):
     has: bool  # the predicate is a property ("has reflectional symmetry")
 
 
-@functools.lru_cache(maxsize=1024)
-def _statement(text: str) -> _Statement | None:
+def _parse_statement(text: str) -> _Statement | None:
+    """The statement's subject, predicate, term, point label and whether it states a property; None when it has no
+    verb to split it at."""
     s = _FRAME_LEAD.sub("", text.strip()).rstrip(" .")
     m = _THERE.match(s)
     if m:
@@ -174,6 +175,10 @@ def _statement(text: str) -> _Statement | None:
         label.group(0) if label else "",
         (m.group("aux") or "").lower() in ("has", "have"),
     )
+
+
+# cached (many replies share one statement) by a call, not a decorator: mutmut leaves decorated functions unmutated
+_statement = functools.lru_cache(maxsize=1024)(_parse_statement)
 
 
 def _names_subject(body: str, st: _Statement) -> bool:
@@ -222,8 +227,7 @@ def _states_nothing(clause: str) -> bool:
     return any(p.search(clause) for p in (_DEFINES, _CONDITIONAL)) or _DEFINITION.match(clause) is not None
 
 
-@functools.lru_cache(maxsize=256)
-def _about_term(term: str) -> re.Pattern:
+def _term_pattern(term: str) -> re.Pattern:
     """A clause about the statement's term itself, not the figure: "the diameter is a line segment that ...", "a
     triangle has three edges"."""
     return re.compile(
@@ -231,6 +235,9 @@ def _about_term(term: str) -> re.Pattern:
         r"(?:is|are|has|have|means|must|should|can|requires?|connects?|passes|consists?)\b",
         re.IGNORECASE,
     )
+
+
+_about_term = functools.lru_cache(maxsize=256)(_term_pattern)  # by a call, as _statement
 
 
 def _head(st: _Statement | None) -> str:
