@@ -68,7 +68,11 @@ MODULES: dict[str, Target] = {
     ),
     "core/statements.py": Target(
         ("ambi_plugin/core/statements.py",),
-        ("tests/core/test_statements.py", "tests/core/test_parsing_statements.py", "tests/core/test_corpus_real.py"),
+        (
+            "tests/core/test_statements.py",
+            "tests/core/test_parsing_statements.py",
+            "tests/core/test_corpus_true_false.py",
+        ),
     ),
     "core/metrics.py": Target(("ambi_plugin/core/metrics.py",), ("tests/core/test_metrics.py",)),
     "core/scoring.py": Target(
