@@ -70,6 +70,7 @@ MODULES: dict[str, Target] = {
         ("ambi_plugin/core/statements.py",),
         (
             "tests/core/test_statements.py",
+            "tests/core/test_statements_edges.py",
             "tests/core/test_parsing_statements.py",
             "tests/core/test_corpus_true_false.py",
         ),
