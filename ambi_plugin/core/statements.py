@@ -175,8 +175,8 @@ def _parse_statement(text: str) -> _Statement | None:
         return _Statement(
             m.group("label"), f"a {m.group('term').lower()}", m.group("term").lower(), m.group("label"), False
         )
-    m = _VERB.search(s)
-    if m is None or m.start() == 0:
+    m = _VERB.search(s)  # never at 0: it opens with a space, and s is stripped
+    if m is None:
         return None
     subject, predicate = s[: m.start()].strip(), s[m.end() :].strip()
     term = re.match(r"(?:an?\s+)(\w+)", predicate, re.IGNORECASE)
