@@ -135,3 +135,201 @@ def test_a_reply_is_no_chain_of_thought_unless_the_caller_says_so():
     assert statement_verdict(reply, DIAMETER) is False
     # as a chain of thought, neither sentence concludes and the last one states nothing
     assert statement_verdict(reply, DIAMETER, conclusions_only=True) is None
+
+
+# ----------------------------------------------------------------------------- which figure "it" and "they" stand for
+
+ANC = "There is a triangle ANC in the figure. True or False?"
+
+
+def test_they_stand_for_a_plural_subject():
+    reply = (
+        LINES_SETUP + "The blue line starts at 10 and the red line at 40.\n\nBoth rise slowly.\n\n"
+        "Therefore, they do not intersect in this range."
+    )
+    assert tf(reply, LINES) is True
+
+
+def test_it_stands_for_the_statements_figure_named_by_its_points_or_its_label():
+    listed = (
+        "We look at the figure.\n\nThe figure shows points A, N, C and others.\n\nThe segments AN, NC and CA are "
+        "drawn.\n\nTherefore, the points A, N, and C form a triangle."
+    )
+    assert tf(listed, ANC) is True
+    four_points = (
+        "We look at the figure.\n\nThe figure shows four points A, N, C, and D.\n\nThe segments AN, NC and CA are "
+        "drawn, and ANC is closed.\n\nTherefore, it meets the criteria for being a triangle."
+    )
+    assert tf(four_points, ANC) is True  # four points listed are no other triangle
+    # near miss: three other points listed beside the statement's label: "it" may be ABC
+    other = (
+        "We look at the figure.\n\nThe question is about ANC. The figure shows three points labeled A, B, and C, "
+        "connected by lines.\n\nSince the figure has three edges and three vertices, it meets the criteria for being "
+        "a triangle."
+    )
+    assert tf(other, ANC) is None
+
+
+def test_meeting_all_the_criteria_states_the_statements_term():
+    reply = (
+        "We look at the figure.\n\nThe figure shows the points A, N and C.\n\nThe segments AN, NC and CA are drawn."
+        "\n\nGiven that ANC has three vertices and three edges, it meets all the criteria."
+    )
+    assert tf(reply, ANC) is True
+    radius = "In the figure, the line AO is a radius of a circle. True or False?"
+    reply = (
+        "A radius connects the center of a circle to a point on it.\n\nPoint O is the center of the circle, and A "
+        "lies on the circle.\n\nThe line AO connects them.\n\nTherefore, it meets the criteria for being a radius."
+    )
+    assert tf(reply, radius) is True
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        'The statement says "the line AB is a diameter of a circle".',  # quoted: mentioned, not stated
+        "Is the line AB a diameter of the circle?",  # the question echoed
+    ],
+)
+def test_a_quoted_or_echoed_statement_leaves_it_standing_for_the_figure(opening):
+    reply = (
+        opening + "\n\nThe line AB passes through the center O of the circle.\n\nBoth A and B lie on the circle.\n\n"
+        "Therefore, it is a diameter."
+    )
+    assert tf(reply, DIAMETER) is True
+
+
+@pytest.mark.parametrize(
+    ("statement", "reply"),
+    [
+        ("There is a kite ABCD in the figure. True or False?", "Therefore, it meets all the criteria."),
+        ("In the figure, the shape ABCD is a kite. True or False?", "Therefore, it meets all the criteria."),
+        ("There is a kite ABCD in the figure. True or False?", "Therefore, it is not"),
+    ],
+)
+def test_a_term_as_short_as_the_label_is_not_taken_for_another_figure(statement, reply):
+    """ "a kite" put in the reply's words ("it is a kite") is no figure "KITE" beside ABCD."""
+    setup = "We look at the figure.\n\nThe points A, B, C and D are joined.\n\nThe sides AB and AD are equal.\n\n"
+    expected = reply.endswith("criteria.")
+    assert tf(setup + reply, statement) is expected
+
+
+def test_a_label_at_the_end_of_the_statement_is_read():
+    statement = "There is a triangle ABX. True or False?"
+    reply = (
+        "We look at the figure.\n\nThe segments AB, BX and XA are drawn.\n\nThe three of them are joined.\n\n"
+        "Therefore, the points A, B, and X form a triangle."
+    )
+    assert tf(reply, statement) is True
+
+
+# ----------------------------------------------------------------------------- the statement's words, otherwise
+
+SYMMETRY = (
+    "This chemical structure has reflectional symmetry along a vertical axis. True or False? You must answer this "
+    "question using visual information and do not use knowledge of chemistry unless explicitly instructed to do so."
+)
+SYMMETRY_SETUP = (
+    "To determine if the chemical structure has reflectional symmetry along a vertical axis, we need to analyze its "
+    "visual properties.\n\nReflectional symmetry along a vertical axis means that the two halves on either side of a "
+    "vertical line would be mirror images of each other.\n\n"
+)
+
+
+def test_this_property_is_the_statements_whole_property():
+    reply = (
+        SYMMETRY_SETUP + "Upon examining the structure, we can see that it has this property only with respect to the "
+        "horizontal axis, not the vertical one."
+    )
+    assert tf(reply, SYMMETRY) is False
+    plural = SYMMETRY.replace("This chemical structure has", "The two chemical structures have")
+    reply = SYMMETRY_SETUP.replace("the chemical structure has", "the two chemical structures have")
+    assert tf(reply + "Upon examining the two chemical structures, we can see that they have this property.", plural)
+
+
+def test_this_property_of_a_figure_is_not_the_figure():
+    """ "There is a quadrilateral ABCD" states no property: "it does not have this property" (being closed) is no
+    denial of the quadrilateral."""
+    statement = "There is a quadrilateral ABCD in this figure. True or False?"
+    reply = (
+        "A quadrilateral must be a closed shape with four sides.\n\nThe points A, B, C and D are joined by lines AB, "
+        "BC and CD.\n\nThe shape ABCD is not closed, so it does not have this property."
+    )
+    assert tf(reply, statement) is None
+
+
+def test_a_statement_whose_predicate_names_nothing_is_read_by_its_subject():
+    statement = "The red circle is visible in the image. True or False?"
+    assert tf("The red circle is clearly visible.", statement) is True
+    assert tf("The red circle is not visible in the image.", statement) is False
+
+
+def test_a_sentence_about_the_term_opening_with_the_is_no_verdict():
+    reply = (
+        "We look at the circle.\n\nThe line AB connects two points.\n\nThe diameter is a line segment that passes "
+        "through the center of the circle and connects two points on it."
+    )
+    assert tf(reply, DIAMETER) is None
+
+
+def test_a_short_reply_restating_half_the_statement_is_read():
+    statement = "There is a quadrilateral AECB in this figure. True or False?"
+    assert tf("It is not a quadrilateral.", statement) is False
+
+
+# ----------------------------------------------------------------------------- where in a chain of thought
+
+
+def test_an_earlier_local_observation_is_not_the_verdict():
+    reply = (
+        LINES_SETUP + "At X=0 the blue line is below the red line and the lines do not intersect there.\n\n"
+        "At X=100 the blue line rises above the red line.\n\nThe"
+    )
+    assert tf(reply, LINES) is None
+
+
+def test_a_plan_naming_every_word_states_nothing():
+    cut = (
+        "The figure shows two lines.\n\nThe blue one is at 10.\n\nThe red one is at 40.\n\nWe need to check if the "
+        "two lines intersect between X values 0 and"
+    )
+    assert tf(cut, LINES) is None
+    opening = (
+        "Let's check if the lines for Estonia and Lebanon intersect between 2008 and 2010.\n\n" + ESTONIA_DATA.rstrip()
+    )
+    assert tf(opening, ESTONIA) is None
+
+
+def test_the_statement_mentioned_mid_reply_is_no_verdict():
+    reply = (
+        "We look at the chart.\n\nThe statement claims that the lines for Estonia and Lebanon do not intersect "
+        "between 2008 and 2010.\n\n" + ESTONIA_DATA + "The line for"
+    )
+    assert tf(reply, ESTONIA) is None
+
+
+def test_a_separator_opening_the_reply_is_no_first_sentence():
+    reply = (
+        "---\n\nThe lines for Estonia and Lebanon do not intersect between 2008 and 2010.\n\n* In 2008, Estonia is at "
+        "$30,000.\n* In 2010, Lebanon is at $50,000.\n* Both lines rise."
+    )
+    assert tf(reply, ESTONIA) is True
+
+
+# ----------------------------------------------------------------------------- cut off by the output limit
+
+
+def test_the_predicate_elided_after_both_lines_or_it():
+    cut = "* The line for Estonia starts at $30,000.\n* The line for Lebanon starts at $40,000.\n\nConclusion: "
+    assert tf(cut + "Based on the graph, it is evident that both lines for Estonia and Lebanon do not", ESTONIA) is True
+    reply = "We look at the circle.\n\nThe line AB does not pass through the center O.\n\nTherefore, it is not"
+    assert tf(reply, DIAMETER) is False
+
+
+def test_a_name_cut_off_with_its_capital_is_completed():
+    statement = ESTONIA.replace("do not intersect", "intersect")
+    reply = (
+        "We look at the chart.\n\n" + ESTONIA_DATA + "Between 2008 and 2010, the line for Estonia never crosses the "
+        "line for Leban"
+    )
+    assert tf(reply, statement) is False
