@@ -23,9 +23,9 @@ that restates decides). What a statement adds:
 * In a chain of thought, concluding sentences decide ("Therefore", "we can see that", "Since ...", "Given that
   ..."); else the last complete sentence, headings skipped (of a reply cut off by its output limit: the last one
   before the cut); else a cut-off last sentence that already names every word of the statement; else the first
-  sentence when it names every word and is no heading. A heading ends with a colon, opens with "#" or "Step 4",
-  or is a line of at most three words, or of at most six in title case ("Estonia and Lebanon Lines Intersecting"),
-  without a full stop: the reply comes without its bold markers ("**"), which ``parse_bool`` drops.
+  sentence when it names every word and is no heading. A heading ends with a colon, opens with "#" or "Step 4" (six
+  words at most), or is a line without a full stop of at most three words or in title case ("Estonia and Lebanon
+  Lines Intersecting"): the reply comes without its bold markers ("**"), which ``parse_bool`` drops.
 * A reply cut off mid-word ("does not have reflection") is read with the word completed when it begins a word of
   the statement; one cut off right after the statement's subject and a negated auxiliary ("... it is evident that
   the lines for Estonia and Lebanon do not") denies the statement's predicate, elided as in the reply "They do
@@ -95,6 +95,10 @@ _CONCLUDES_TOO = re.compile(
 _HEADING = re.compile(r"[*_]*\s*(?:#|step\s+\d+\b)", re.IGNORECASE)
 # a sentence: up to its end mark or line end, a decimal point kept ("The brown line (T=0.25) never crosses ...")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|(?<=\d)\.(?=\d))+(?:[.!?]+|\n|$)")
+# the words a title leaves in lower case: "Estonia and Lebanon Lines Intersecting", "Lines Intersecting near 2009"
+_TITLE_LOWER = frozenset(
+    "a an the and or nor but of in on at to by for with from into onto over near than as vs".split()
+)
 # an answer marker left empty at the end of a reply ("Final answer:", "*Answer*:", "**"): nothing follows it
 _EMPTY_ANSWER = re.compile(r"(?:\n\s*[*_#]*\s*(?:final\s+)?answer\s*[*_]*\s*:?\s*[*_]*|\n\s*[*_#]+)\s*$", re.IGNORECASE)
 
@@ -232,7 +236,7 @@ def _in_statement_terms(body: str, st: _Statement) -> str:
         body,
         flags=re.I,
     )
-    body = _MIRROR.sub(lambda m: f"{m.group('be')}{m.group('neg') or ''} symmetric", body)
+    body = _MIRROR.sub(r"\g<be>\g<neg> symmetric", body)  # a group that did not match writes nothing
     body = _SENTENCE.sub(
         lambda m: m.group(0) if _UNTIL.search(m.group(0)) else _STAYS_APART.sub("does not intersect", m.group(0)), body
     )
@@ -275,8 +279,8 @@ def _heading(sentence: str) -> bool:
     t, words = sentence.strip(), re.findall(r"[A-Za-z]+", sentence)
     if t.endswith(":") or (_HEADING.match(t) is not None and len(words) <= 6):
         return True
-    title = all(w[0].isupper() for w in words if len(w) > 3)  # "and", "of", "the" stay lower case in a title
-    return t[-1:] not in ".!?" and (len(words) <= 3 or (title and len(words) <= 6))
+    title = all(w[0].isupper() for w in words if w.lower() not in _TITLE_LOWER)
+    return t[-1:] not in ".!?" and (len(words) <= 3 or title)
 
 
 def statement_verdict(span: str, statement: str, *, conclusions_only: bool = False) -> bool | None:
@@ -288,16 +292,17 @@ def statement_verdict(span: str, statement: str, *, conclusions_only: bool = Fal
         q_concepts.pop(w, None)
     if not q_concepts:
         return None
-    cut = _QUALIFIER.search(text, 12)
-    core = frozenset(_read(text[: cut.start()])[0].keys() - _FRAMING) if cut else frozenset()
+    claim = _FRAME_LEAD.sub("", text.strip())  # "In the left chart in the figure, " leads to the claim, ...
+    cut = _QUALIFIER.search(claim)  # ... whose trailing qualifier ("between K=1024 and 2048") the core leaves out
+    core = frozenset(_read(claim[: cut.start()])[0].keys() - _FRAMING) if cut else frozenset()
     st = _statement(text)
     body = _EMPTY_ANSWER.sub("", _QUOTED.sub(" ", _QUESTION.sub(" ", span)))
     complete = re.search(r"[.!?]\s*$", body) is not None and body.count("(") <= body.count(")")
     if not complete:  # cut off: its last word may be the start of one of the statement's
         m = re.search(r"([a-z]{4,})\W*$", body, re.IGNORECASE)
-        words = re.findall(r"[a-z]+", text.lower())
-        full = m and next((w for w in words if w.startswith(m.group(1).lower()) and w != m.group(1).lower()), None)
-        if full:
+        stub = m.group(1).lower() if m else ""
+        full = next((w for w in re.findall(r"[a-z]+", text.lower()) if w.startswith(stub) and w != stub), None)
+        if m and full:
             body = body[: m.start(1)] + full
         elif st is not None and (m := _ELIDED.search(body)) and _elides(body[: m.start()], st):
             body = body.rstrip() + " " + st.predicate

@@ -333,3 +333,69 @@ def test_a_name_cut_off_with_its_capital_is_completed():
         "line for Leban"
     )
     assert tf(reply, statement) is False
+
+
+# ----------------------------------------------------------------------------- more edges
+
+
+@pytest.mark.parametrize(
+    ("statement", "reply", "verdict"),
+    [
+        ("In the figure, the two lines intersect between X values 30 and 40.", "They intersect.", True),
+        # the framing ("In the left chart in the figure, ") leads to the claim: no qualifier of it
+        ("In the left chart in the figure, the two lines intersect between K=1024 and 2048.", "They intersect.", True),
+        ("In the left chart in the figure, the two lines intersect between K=1024 and 2048.", "They do not intersect.", False),
+        # near miss: "the left chart" is where to look, not what is claimed
+        ("In the left chart in the figure, the two lines intersect between K=1024 and 2048.", "The red line is on the left.", None),
+    ],
+)  # fmt: skip
+def test_a_short_reply_need_not_repeat_the_statements_qualifier(statement, reply, verdict):
+    assert tf(reply, statement + " True or False?") is verdict
+
+
+def test_a_step_line_of_seven_words_is_a_sentence():
+    evidence = LINES_SETUP + "Both lines rise.\n\n"
+    assert tf(evidence + "Step 3: The two lines never cross here.\n\nThe", LINES) is True
+
+
+@pytest.mark.parametrize(
+    "title", ["Blue and Red Lines Intersecting near X=100", "Where the Blue and Red Lines Would Intersect If They Did"]
+)
+def test_a_title_with_its_small_words_in_lower_case_or_a_long_one_is_a_heading(title):
+    assert tf(LINES_SETUP + NO_CROSSING + title + "\n\nThe", LINES) is True
+
+
+def test_it_stands_for_a_subject_named_by_its_words():
+    statement = "The red circle is visible in the image. True or False?"
+    assert tf("Red circle. It is not.", statement) is False
+
+
+def test_a_figure_that_stays_above_a_line_does_not_intersect_it():
+    statement = "In the figure, the triangle ABC does not intersect the line DE. True or False?"
+    reply = (
+        "We look at the figure.\n\nThe triangle ABC is drawn at the top.\n\nThe line DE is drawn at the bottom.\n\n"
+        "Therefore, it lies entirely above the line DE."
+    )
+    assert tf(reply, statement) is True
+
+
+def test_a_reply_cut_off_at_a_line_end_after_its_negated_auxiliary():
+    reply = (
+        "* The line for Estonia starts at $30,000.\n\nBased on the graph, the lines for Estonia and Lebanon do not\n"
+    )
+    assert statement_verdict(reply, ESTONIA, conclusions_only=True) is True
+
+
+def test_a_statement_without_an_auxiliary_is_read_by_its_words():
+    statement = "All chemical structures in the figure include a hexagonal structure. True or False?"
+    assert tf("All of the chemical structures include a hexagonal structure.", statement) is True
+    assert tf("Not all of the chemical structures include a hexagonal structure.", statement) is False
+
+
+def test_the_figure_containing_the_term_is_not_the_statements_figure():
+    statement = "There is a quadrilateral AECB in this figure. True or False?"
+    reply = (
+        "We look at the figure.\n\nThe points are marked.\n\nSome of them are joined.\n\n"
+        "The figure contains a quadrilateral.\n\nThe"
+    )
+    assert tf(reply, statement) is None
