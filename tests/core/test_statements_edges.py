@@ -38,6 +38,7 @@ CHORDS = "We look at the circle.\n\nThe line AB connects two points on the circl
         "### Step 4: Conclusion",
         "**Step 3: Checking the result**",
         "Putting it all together, we have:",
+        "Checking the result",  # three words without a full stop
         "Lines Intersection Summary",
         "Intersection near X",
         "Estonia and Lebanon Lines Intersecting",  # a title naming the statement's words is no verdict either
@@ -390,6 +391,8 @@ def test_a_statement_without_an_auxiliary_is_read_by_its_words():
     statement = "All chemical structures in the figure include a hexagonal structure. True or False?"
     assert tf("All of the chemical structures include a hexagonal structure.", statement) is True
     assert tf("Not all of the chemical structures include a hexagonal structure.", statement) is False
+    reply = "All of the chemical structures, the ones with OH groups too, include a hexagonal structure."
+    assert tf(reply, statement) is True
 
 
 def test_the_figure_containing_the_term_is_not_the_statements_figure():
@@ -397,5 +400,18 @@ def test_the_figure_containing_the_term_is_not_the_statements_figure():
     reply = (
         "We look at the figure.\n\nThe points are marked.\n\nSome of them are joined.\n\n"
         "The figure contains a quadrilateral.\n\nThe"
+    )
+    assert tf(reply, statement) is None
+
+
+def test_the_statement_restated_as_given_information_is_no_verdict():
+    """After VisOnlyQA's Llama-3.2-90B reply, cut off before its verdict: the statement under "Identify the given
+    information" is the question read back, not an answer."""
+    statement = "In the figure, the line AB is not a diameter of a circle. True or False?"
+    reply = (
+        "**Step 1: Identify the given information**\n\n*   The line AB is not a diameter of a circle.\n\n**Step 2: "
+        "Analyze the figure**\n\n*   The figure shows a circle with points A, B, and C on its circumference.\n*   The "
+        "line AB connects points A and B.\n\n**Step 3: Determine if AB is a diameter**\n\n*   A diameter of a circle "
+        "is a line segment that passes through the center of the circle"
     )
     assert tf(reply, statement) is None
