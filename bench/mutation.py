@@ -74,6 +74,15 @@ MODULES: dict[str, Target] = {
             "tests/core/test_answer_corpus.py",
         ),
     ),
+    "core/statements.py": Target(
+        ("ambi_plugin/core/statements.py",),
+        (
+            "tests/core/test_statements.py",
+            "tests/core/test_statements_edges.py",
+            "tests/core/test_parsing_statements.py",
+            "tests/core/test_corpus_true_false.py",
+        ),
+    ),
     "core/metrics.py": Target(("ambi_plugin/core/metrics.py",), ("tests/core/test_metrics.py",)),
     "core/scoring.py": Target(
         ("ambi_plugin/core/scoring.py",),

@@ -14,12 +14,18 @@ that restates decides). What a statement adds:
   other figure of as many points; points listed one by one ("N, A, M, and P") are the label NAMP; a term's
   definition in its place is the term ("a closed shape with four sides", "has four sides": a quadrilateral; "are
   mirror images": symmetric); a line "consistently above" another, or that "remains below" it, does not intersect
-  it. A premise ("Since ...,", "Given that ...,") is a clause apart from its conclusion, so that "Since AB does not
-  pass through O, it cannot be a diameter" is one negation, not two.
+  it. A premise ("Since ...,", "Given that ...,", "..., because ...") is a clause apart from its conclusion, so that
+  "Since AB does not pass through O, it cannot be a diameter" is one negation, not two. A decimal point ("T=0.25")
+  ends no sentence.
+* When the reply names another figure of as many points as the statement's ("CD" for "the line AB"), a clause about
+  that figure, or headed by a pronoun that may stand for it ("Therefore, it is a diameter"), says nothing of the
+  statement's.
 * In a chain of thought, concluding sentences decide ("Therefore", "we can see that", "Since ...", "Given that
   ..."); else the last complete sentence, headings skipped (of a reply cut off by its output limit: the last one
   before the cut); else a cut-off last sentence that already names every word of the statement; else the first
-  sentence when it names every word.
+  sentence when it names every word and is no heading. A heading ends with a colon, opens with "#" or "Step 4" (six
+  words at most), or is a line without a full stop of at most three words or in title case ("Estonia and Lebanon
+  Lines Intersecting"): the reply comes without its bold markers ("**"), which ``parse_bool`` drops.
 * A reply cut off mid-word ("does not have reflection") is read with the word completed when it begins a word of
   the statement; one cut off right after the statement's subject and a negated auxiliary ("... it is evident that
   the lines for Estonia and Lebanon do not") denies the statement's predicate, elided as in the reply "They do
@@ -40,7 +46,7 @@ import functools
 import re
 from typing import NamedTuple
 
-from ambi_plugin.core.restate import _CONCLUDES, _QUESTION, _QUOTED, _SENTENCE, _last_restatement, _question_text, _read
+from ambi_plugin.core.restate import _CONCLUDES, _QUESTION, _QUOTED, _last_restatement, _question_text, _read
 
 # where to look, not what is claimed: "In the left chart in the figure, the two lines ..."
 _FRAMING = frozenset("figure figures chart charts graph graphs diagram diagrams plot plots panel subplot along".split())
@@ -84,6 +90,14 @@ _CONCLUDES_TOO = re.compile(
     r"\bbased\s+on\s+(?:th(?:e|is|ese)|our|my)\b|\bconclusion\b|\bsince\b|\bgiven\s+(?:that|this|these)\b"
     r"|\b(?:we|i)\s+(?:observe|see|notice|find)\s+that\b",
     re.IGNORECASE,
+)
+# a heading's opening ("### Analysis", "Step 2: Analyze the Figure"), bold markers or not
+_HEADING = re.compile(r"[*_]*\s*(?:#|step\s+\d+\b)", re.IGNORECASE)
+# a sentence: up to its end mark or line end, a decimal point kept ("The brown line (T=0.25) never crosses ...")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|(?<=\d)\.(?=\d))+(?:[.!?]+|\n|$)")
+# the words a title leaves in lower case: "Estonia and Lebanon Lines Intersecting", "Lines Intersecting near 2009"
+_TITLE_LOWER = frozenset(
+    "a an the and or nor but of in on at to by for with from into onto over near than as vs".split()
 )
 # an answer marker left empty at the end of a reply ("Final answer:", "*Answer*:", "**"): nothing follows it
 _EMPTY_ANSWER = re.compile(r"(?:\n\s*[*_#]*\s*(?:final\s+)?answer\s*[*_]*\s*:?\s*[*_]*|\n\s*[*_#]+)\s*$", re.IGNORECASE)
@@ -141,6 +155,9 @@ _STAYS_APART = re.compile(
 _UNTIL = re.compile(r"\b(?:until|except|before|after|then|cross\w*|intersect\w*|meet\w*|touch\w*)\b", re.IGNORECASE)
 # a premise ("Since ...", "Given that ...") up to its comma (commas inside brackets kept): a clause of its own
 _PREMISE = re.compile(r"(\b(?:since|given\s+that|because)\b[^,()\n.]*(?:\([^()\n]*\)[^,()\n.]*)*),", re.IGNORECASE)
+# ... or after it: "AB is not a diameter, since it does not pass through O", "... does not have reflectional symmetry
+# because the hydrogen atoms are not identical"
+_PREMISE_AFTER = re.compile(r",?(?=\s*\b(?:since|given\s+that|because)\b)", re.IGNORECASE)
 # a reply cut off right after a negated auxiliary: "... the lines for Estonia and Lebanon do not"
 _ELIDED = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|can)\s*(?:\s+not|n't)\W*$", re.IGNORECASE)
 
@@ -153,16 +170,17 @@ class _Statement(NamedTuple):
     has: bool  # the predicate is a property ("has reflectional symmetry")
 
 
-@functools.lru_cache(maxsize=1024)
-def _statement(text: str) -> _Statement | None:
+def _parse_statement(text: str) -> _Statement | None:
+    """The statement's subject, predicate, term, point label and whether it states a property; None when it has no
+    verb to split it at."""
     s = _FRAME_LEAD.sub("", text.strip()).rstrip(" .")
     m = _THERE.match(s)
     if m:
         return _Statement(
             m.group("label"), f"a {m.group('term').lower()}", m.group("term").lower(), m.group("label"), False
         )
-    m = _VERB.search(s)
-    if m is None or m.start() == 0:
+    m = _VERB.search(s)  # never at 0: it opens with a space, and s is stripped
+    if m is None:
         return None
     subject, predicate = s[: m.start()].strip(), s[m.end() :].strip()
     term = re.match(r"(?:an?\s+)(\w+)", predicate, re.IGNORECASE)
@@ -176,17 +194,28 @@ def _statement(text: str) -> _Statement | None:
     )
 
 
+# cached (many replies share one statement) by a call, not a decorator: mutmut leaves decorated functions unmutated
+_statement = functools.lru_cache(maxsize=1024)(_parse_statement)
+
+
+def _figures(text: str, st: _Statement) -> list[str]:
+    """The figures of as many points as the statement's label that ``text`` names: labels ("ANC") and points listed
+    one by one ("A, B, and C" -> "ABC")."""
+    groups = _LABEL.findall(text) + ["".join(re.findall(r"[A-Z]", m.group(0))) for m in _LISTED.finditer(text)]
+    return [g for g in groups if len(g) == len(st.label)]
+
+
+def _other_figure(text: str, st: _Statement) -> bool:
+    """Whether ``text`` names a figure of as many points as the statement's, other than it ("CD" for "AB")."""
+    return bool(st.label) and any(set(g) != set(st.label) for g in _figures(text, st))
+
+
 def _names_subject(body: str, st: _Statement) -> bool:
     """Whether the reply names the statement's subject, and no other figure of as many points ("A, B, and C" when
     the statement is about ANC: "it" is that other triangle)."""
     if not st.label:
         return set(_read(st.subject)[0]) <= set(_read(body)[0])
-    groups = [x for x in _LABEL.findall(body) if len(x) == len(st.label)]
-    groups += ["".join(re.findall(r"[A-Z]", m.group(0))) for m in _LISTED.finditer(body)]
-    groups = [g for g in groups if len(g) == len(st.label)]
-    if any(set(g) != set(st.label) for g in groups):
-        return False
-    return bool(groups)
+    return bool(_figures(body, st)) and not _other_figure(body, st)
 
 
 def _in_statement_terms(body: str, st: _Statement) -> str:
@@ -207,7 +236,7 @@ def _in_statement_terms(body: str, st: _Statement) -> str:
         body,
         flags=re.I,
     )
-    body = _MIRROR.sub(lambda m: f"{m.group('be')}{m.group('neg') or ''} symmetric", body)
+    body = _MIRROR.sub(r"\g<be>\g<neg> symmetric", body)  # a group that did not match writes nothing
     body = _SENTENCE.sub(
         lambda m: m.group(0) if _UNTIL.search(m.group(0)) else _STAYS_APART.sub("does not intersect", m.group(0)), body
     )
@@ -222,8 +251,7 @@ def _states_nothing(clause: str) -> bool:
     return any(p.search(clause) for p in (_DEFINES, _CONDITIONAL)) or _DEFINITION.match(clause) is not None
 
 
-@functools.lru_cache(maxsize=256)
-def _about_term(term: str) -> re.Pattern:
+def _term_pattern(term: str) -> re.Pattern:
     """A clause about the statement's term itself, not the figure: "the diameter is a line segment that ...", "a
     triangle has three edges"."""
     return re.compile(
@@ -231,6 +259,9 @@ def _about_term(term: str) -> re.Pattern:
         r"(?:is|are|has|have|means|must|should|can|requires?|connects?|passes|consists?)\b",
         re.IGNORECASE,
     )
+
+
+_about_term = functools.lru_cache(maxsize=256)(_term_pattern)  # by a call, as _statement
 
 
 def _head(st: _Statement | None) -> str:
@@ -242,9 +273,14 @@ def _head(st: _Statement | None) -> str:
 
 
 def _heading(sentence: str) -> bool:
-    """A heading or an introduction ("**Conclusion**", "**Step 4: Conclusion.", "Counting the edges, we have:")."""
-    t, words = sentence.strip(), len(re.findall(r"[A-Za-z]+", sentence))
-    return t.endswith(":") or (t.startswith(("#", "**")) and words <= 6) or (words <= 3 and t[-1:] not in ".!?")
+    """A heading or an introduction ("Conclusion", "### Analysis", "Step 4: Conclusion.", "Counting the edges, we
+    have:", "Estonia and Lebanon Lines Intersecting"). The reply comes without its bold markers (``parse_bool`` drops
+    "**"): "**Step 4: Conclusion.**" is known by its "Step 4", a title by its capitals."""
+    t, words = sentence.strip(), re.findall(r"[A-Za-z]+", sentence)
+    if t.endswith(":") or (_HEADING.match(t) is not None and len(words) <= 6):
+        return True
+    title = all(w[0].isupper() for w in words if w.lower() not in _TITLE_LOWER)
+    return t[-1:] not in ".!?" and (len(words) <= 3 or title)
 
 
 def statement_verdict(span: str, statement: str, *, conclusions_only: bool = False) -> bool | None:
@@ -256,29 +292,43 @@ def statement_verdict(span: str, statement: str, *, conclusions_only: bool = Fal
         q_concepts.pop(w, None)
     if not q_concepts:
         return None
-    cut = _QUALIFIER.search(text, 12)
-    core = frozenset(_read(text[: cut.start()])[0].keys() - _FRAMING) if cut else frozenset()
+    claim = _FRAME_LEAD.sub("", text.strip())  # "In the left chart in the figure, " leads to the claim, ...
+    cut = _QUALIFIER.search(claim)  # ... whose trailing qualifier ("between K=1024 and 2048") the core leaves out
+    core = frozenset(_read(claim[: cut.start()])[0].keys() - _FRAMING) if cut else frozenset()
     st = _statement(text)
     body = _EMPTY_ANSWER.sub("", _QUOTED.sub(" ", _QUESTION.sub(" ", span)))
     complete = re.search(r"[.!?]\s*$", body) is not None and body.count("(") <= body.count(")")
     if not complete:  # cut off: its last word may be the start of one of the statement's
         m = re.search(r"([a-z]{4,})\W*$", body, re.IGNORECASE)
-        words = re.findall(r"[a-z]+", text.lower())
-        full = m and next((w for w in words if w.startswith(m.group(1).lower()) and w != m.group(1).lower()), None)
-        if full:
+        stub = m.group(1).lower() if m else ""
+        full = next((w for w in re.findall(r"[a-z]+", text.lower()) if w.startswith(stub) and w != stub), None)
+        if m and full:
             body = body[: m.start(1)] + full
         elif st is not None and (m := _ELIDED.search(body)) and _elides(body[: m.start()], st):
             body = body.rstrip() + " " + st.predicate
     if st is not None:
         body = _in_statement_terms(body, st)
-    body = _PREMISE.sub(r"\1;", body)  # "Since AB does not pass through O; it cannot be a diameter": two clauses
+    # "Since AB does not pass through O; it cannot be a diameter", "it cannot be a diameter; since ...": two clauses
+    body = _PREMISE_AFTER.sub(";", _PREMISE.sub(r"\1;", body))
     sentences = [m.group(0) for m in _SENTENCE.finditer(body) if m.group(0).strip(" \t\n*#_-")]
     head = _head(st)
     term = _about_term(st.term) if st is not None and st.term else None
 
+    # the reply names another figure of as many points ("The line CD passes through the center" for AB): a clause
+    # about that figure, or headed by a pronoun that may stand for it ("Therefore, it is a diameter"), says nothing
+    # of the statement's
+    other = st is not None and _other_figure(body, st)
+
+    def about_another(clause: str) -> bool:
+        named = _figures(clause, st) if other else []
+        if not other or any(set(g) == set(st.label) for g in named):
+            return False
+        return bool(named) or any(p.search(clause) for p in _ANAPHOR.values())
+
     def skip(clause: str) -> bool:
         return (
             _states_nothing(clause)
+            or about_another(clause)
             or (head != "" and head not in _read(clause)[0])
             or (term is not None and term.search(clause) is not None)
         )
@@ -293,8 +343,9 @@ def statement_verdict(span: str, statement: str, *, conclusions_only: bool = Fal
         verdict = _last_restatement(before_cut[-1:], q_concepts, q_neg, True, **kw)
     if verdict is None and not complete:  # ... unless it already names every word of the statement
         verdict = _last_restatement(sentences[-1:], q_concepts, q_neg, True, every_word=True, **kw)
-    if verdict is None:  # a heading ("Intersecting Lines Analysis") or a premise is no answer: every word counts
-        verdict = _last_restatement(sentences[:1], q_concepts, q_neg, True, every_word=True, **kw)
+    if verdict is None:  # the first sentence, when it names every word (a premise is no answer), never a heading
+        opening = [x for x in sentences[:1] if not _heading(x)]
+        verdict = _last_restatement(opening, q_concepts, q_neg, True, every_word=True, **kw)
     return verdict
 
 
