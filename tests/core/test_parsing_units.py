@@ -166,6 +166,18 @@ def test_labels_negated_led_by_a_keyword_bracketed_or_alone():
     assert parse_choice("B because (D) is not offered", 3) == Parsed(1, True, "")
 
 
+def test_the_text_after_an_opening_label_is_its_first_line_naming_another_option_exactly():
+    opts = ["A", "B", "C", "All would be equally stable", "Impossible to tell"]
+    reply = "(E) C\nIt is the most stable.\nThe others are not."  # the label's line gives option C's text
+    assert parse_choice(reply, 5, options=opts) == Parsed(None, False, "ambiguous")
+    xy = ["X > Y", "X < Y", "X = Y"]  # options told apart by their symbols only
+    assert parse_choice("A: X = Y", 3, options=xy) == Parsed(None, False, "ambiguous")
+    assert parse_choice("A: X > Y", 3, options=xy) == Parsed(0, True, "")
+    # a text that only mentions another option contradicts nothing
+    circles = ["The red circle", "The blue circle"]
+    assert parse_choice("(A) It is larger than the blue circle.", 2, options=circles) == Parsed(0, True, "")
+
+
 def test_option_text_normalisation():
     assert parse_choice("Green-Pear", 2, options=["green pear", "blue plum"]) == Parsed(0, True, "option_text")
     # light normalisation keeps symbols: quotes and end punctuation go, in either order

@@ -187,8 +187,8 @@ def _text_names_other(rest: str, idx: int, options: Sequence[Any] | None) -> boo
     """Whether the text after an opening label is, exactly, the text of another option and not its own."""
     if not options:
         return False
-    text = re.split(r"\n", rest.strip().lstrip(".):]-\u2013\u2014 ").strip(), maxsplit=1)[0]
-    other = _option_by_text(text, options, exact_only=True) if text else None
+    text = rest.strip().lstrip(".):]-\u2013\u2014 ").strip().partition("\n")[0]  # its first line
+    other = _option_by_text(text, options, exact_only=True)  # None for an empty text
     return other is not None and other != idx
 
 
