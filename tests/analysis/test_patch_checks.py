@@ -484,15 +484,18 @@ def test_grad_drop_keeps_the_value_and_passes_gradient_through_the_skip_only(by_
     from ambi_plugin.analysis.patch_model import PatchingError, _drop_hook
 
     h = torch.tensor([[1.0, -2.0, 3.0]], requires_grad=True)
-    for out in (h**2 * 3, (h**2 * 3, "attn weights")):
-        args, kwargs = ((), {"hidden_states": h}) if by_keyword else ((h,), {})
-        new = _drop_hook(None, args, kwargs, out)
-        value = new[0] if isinstance(out, tuple) else new
-        if isinstance(out, tuple):
-            assert new[1:] == ("attn weights",)
-        assert torch.equal(value, h.detach() ** 2 * 3)
-        (grad,) = torch.autograd.grad(value.sum(), h)
-        assert torch.equal(grad, torch.ones_like(h)), "d(h + (f(h) - h).detach())/dh = 1"
+    # the hook runs inside attribution's torch.enable_grad() (patch_model.py); here too, since importing
+    # VLMEvalKit's vlmeval.vlm (another test in this process may have) turns gradients off process-wide
+    with torch.enable_grad():
+        for out in (h**2 * 3, (h**2 * 3, "attn weights")):
+            args, kwargs = ((), {"hidden_states": h}) if by_keyword else ((h,), {})
+            new = _drop_hook(None, args, kwargs, out)
+            value = new[0] if isinstance(out, tuple) else new
+            if isinstance(out, tuple):
+                assert new[1:] == ("attn weights",)
+            assert torch.equal(value, h.detach() ** 2 * 3)
+            (grad,) = torch.autograd.grad(value.sum(), h)
+            assert torch.equal(grad, torch.ones_like(h)), "d(h + (f(h) - h).detach())/dh = 1"
     with pytest.raises(PatchingError, match=f"^{UNPAIRED}$"):  # no hidden states in
         _drop_hook(None, (), {"position_ids": h}, h * 2)
     with pytest.raises(PatchingError, match=f"^{UNPAIRED}$"):  # no tensor out
