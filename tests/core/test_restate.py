@@ -119,6 +119,10 @@ def test_the_same_denies_a_comparative_and_different_says_nothing_about_it():
         ("Are there ties?", "There is a tie."),  # four letters ending in "ies": "tie", not "ty"
         ("Is there a circle?", "There are circles."),
         ("Is there glass?", "There is glass."),  # not a plural: stemmed alike on both sides
+        ("Are there prices?", "There is a price."),  # "ices" and "ice": one stem ("pric")
+        ("Are there any vices?", "There is a vice."),  # ... but a word of four letters keeps its "ice"
+        ("Are there indices?", "There is an index."),  # a Latin plural
+        ("Are there vertices?", "There is a vertex."),
     ],
 )
 def test_a_plural_and_its_singular_are_one_word(question, reply):
