@@ -4,8 +4,8 @@ Used by :func:`ambi_plugin.core.parsing.parse_bool` (``kind="true_false"``) give
 the restatement rules of :mod:`ambi_plugin.core.restate` (content words, synonyms and antonyms, the last clause
 that restates decides). What a statement adds:
 
-* Its framing ("In the figure, ...") is not part of the claim, and a chain of thought may conclude without its
-  trailing qualifier ("along a vertical axis", "between 2004 and 2006").
+* Its framing ("In the figure, ...") is not part of the claim, and a reply may conclude without its trailing
+  qualifier ("along a vertical axis", "between 2004 and 2006"; of a statement read as subject and predicate).
 * The reply is put in the statement's terms before it is compared (:func:`_in_statement_terms`):
   "meets the criteria for being a X" states "is a X", and "meets (all) the criteria" naming no term states it of
   the statement's term ("a radius"); "this property" is the statement's property ("has reflectional symmetry");
@@ -294,8 +294,10 @@ def statement_verdict(span: str, statement: str, *, conclusions_only: bool = Fal
         return None
     claim = _FRAME_LEAD.sub("", text.strip())  # "In the left chart in the figure, " leads to the claim, ...
     cut = _QUALIFIER.search(claim)  # ... whose trailing qualifier ("between K=1024 and 2048") the core leaves out
-    core = frozenset(_read(claim[: cut.start()])[0].keys() - _FRAMING) if cut else frozenset()
     st = _statement(text)
+    # only for a statement read as subject and predicate: without its verb ("All six chemical structures in the
+    # figure include a black triangle ..."), half of "six chemical structures" is no restatement of it
+    core = frozenset(_read(claim[: cut.start()])[0].keys() - _FRAMING) if cut and st is not None else frozenset()
     body = _EMPTY_ANSWER.sub("", _QUOTED.sub(" ", _QUESTION.sub(" ", span)))
     complete = re.search(r"[.!?]\s*$", body) is not None and body.count("(") <= body.count(")")
     if not complete:  # cut off: its last word may be the start of one of the statement's

@@ -119,6 +119,10 @@ def test_the_same_denies_a_comparative_and_different_says_nothing_about_it():
         ("Are there ties?", "There is a tie."),  # four letters ending in "ies": "tie", not "ty"
         ("Is there a circle?", "There are circles."),
         ("Is there glass?", "There is glass."),  # not a plural: stemmed alike on both sides
+        ("Are there prices?", "There is a price."),  # "ices" and "ice": one stem ("pric")
+        ("Are there any vices?", "There is a vice."),  # ... but a word of four letters keeps its "ice"
+        ("Are there indices?", "There is an index."),  # a Latin plural
+        ("Are there vertices?", "There is a vertex."),
     ],
 )
 def test_a_plural_and_its_singular_are_one_word(question, reply):
@@ -187,3 +191,49 @@ def test_the_question_is_its_asked_sentences_only():
 )
 def test_hedges(reply, verdict):
     assert hedge_verdict(reply) is verdict
+
+
+# ----------------------------------------------------------------------------- edges (found by bench/mutation.py)
+
+
+def test_a_short_auxiliary_reply_may_open_a_longer_one():
+    assert hedge_verdict("It is not. The bars differ in length.") is False
+    assert hedge_verdict("They are. Both bars are 5 cm long.") is True
+
+
+def test_a_two_letter_word_is_a_content_word():
+    """Only one-letter words ("x", "t": axis and variable names) are left out."""
+    assert restated_verdict("There is no ox in the picture.", "Is there an ox in the picture?") is False
+    assert restated_verdict("There is an ox grazing.", "Is there an ox in the picture?") is True
+
+
+def test_a_question_in_capitals_is_asked():
+    assert restated_verdict("The two lines are the same length.", "ARE THE TWO LINES THE SAME LENGTH?") is True
+
+
+CHAIN = "The dog lies on the sofa. Its eyes are open. "
+
+
+@pytest.mark.parametrize(
+    ("conclusion", "verdict"),
+    [
+        ("Therefore, the dog is sleeping.", True),
+        ("Therefore, the dog is awake.", None),  # "awake" is no word of the question: no answer, not "the dog is"
+        ("Therefore, the dog is awake. So the dog is not sleeping.", False),  # the next conclusion decides
+    ],
+)
+def test_in_a_chain_of_thought_a_conclusion_names_two_words_of_the_question(conclusion, verdict):
+    assert restated_verdict(CHAIN + conclusion, "Is the dog sleeping?", conclusions_only=True) is verdict
+    # its evidence alone concludes nothing
+    assert restated_verdict(CHAIN, "Is the dog sleeping?", conclusions_only=True) is None
+
+
+def test_in_a_chain_of_thought_two_of_three_words_restate():
+    q = "Are the two bars the same length?"
+    assert restated_verdict("The left bar is 5 cm. Therefore, the bars are the same.", q, conclusions_only=True)
+
+
+def test_a_conclusion_without_the_questions_predicate_is_passed_over():
+    q = "Do the red and blue lines intersect?"
+    reply = "Thus, the red line stays above the blue line. So the red and blue lines do not intersect."
+    assert restated_verdict(reply, q, conclusions_only=True) is False

@@ -415,3 +415,9 @@ def test_the_statement_restated_as_given_information_is_no_verdict():
         "is a line segment that passes through the center of the circle"
     )
     assert tf(reply, statement) is None
+
+
+def test_half_the_subject_of_a_statement_without_an_auxiliary_is_no_restatement():
+    statement = "All six chemical structures in the figure include a black triangle connected to H or X. True or False?"
+    assert tf("The chemical structures are drawn in black.", statement) is None
+    assert tf("All six chemical structures include a black triangle connected to H or X.", statement) is True
