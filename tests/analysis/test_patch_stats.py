@@ -173,6 +173,8 @@ def test_values_read_back_from_the_json_with_nulls(recwarn):
     assert got["mean"] == 0.75 and got["n"] == 2 and got["n_nonfinite"] == 1
     rho = spearman_ci([3.0, 1.0, 2.0], [[0.3, None, 0.2], [0.5, 0.1, 0.4]], bootstrap_indices(2, 20, seed=0))
     assert rho["rho"] == pytest.approx(1.0) and rho["n_heads"] == 3
+    back = spearman_ci([[0.3, None, 0.2], [0.5, 0.1, 0.4]], [3.0, 1.0, 2.0], bootstrap_indices(2, 20, seed=0))
+    assert back["rho"] == pytest.approx(1.0) and back["n_heads"] == 3, "null on either side"
     cols = mean_ci([[1.0, np.nan], [2.0, np.nan]], bootstrap_indices(2, 50, seed=0))
     assert cols["mean"] == [1.5, None] and cols["ci"][1] is None, "a head with no value on any image"
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], "quietly: no numpy warning"
