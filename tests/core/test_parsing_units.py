@@ -243,9 +243,11 @@ def test_a_reply_echoing_its_chat_prompt_is_read_after_the_assistant_turn(reply)
 
 def test_letter_set_sentences_questions_and_eliminations():
     assert parse_letter_set("Which figures have two rings? (a) and (c).", 4).value == frozenset({0, 2})
+    assert not parse_letter_set("None?", 4).ok  # a question chooses nothing, "none" neither
     # "none" said once stands although a later sentence eliminates without saying it; the next line is not read
     reply = "Answer: None of them qualify. Figure (a) does not have a ring.\nFigures (b) and (d) have one."
     assert parse_letter_set(reply, 4) == Parsed(frozenset(), True, "none")
+    assert parse_letter_set(reply, 5, none_index=4) == Parsed(frozenset({4}), True, "none")  # E: "None"
     # every option eliminated is the None answer, with two options or one
     assert parse_letter_set("Answer: Both (a) and (b) are wrong.", 2) == Parsed(frozenset(), True, "none")
     assert parse_letter_set("Answer: (a) is wrong.", 1) == Parsed(frozenset(), True, "none")
@@ -269,6 +271,9 @@ def test_letter_set_conclusions():
     # a conclusion runs to the paragraph naming letters, not into the explanation after it
     reply = "Therefore, the figures that satisfy the condition are:\n\n(a) and (c)\n\nFigure (b) has one ring; (d) too."
     assert parse_letter_set(reply, 4).value == frozenset({0, 2})
+    # "none" concluded: the None option when there is one
+    reply = WALK + "Therefore, none of the figures satisfy the condition."
+    assert parse_letter_set(reply, 5, none_index=4) == Parsed(frozenset({4}), True, "none")
     # a line opening with an option not offered gives that option's text, not its letters
     assert not parse_letter_set("Therefore, the figures that satisfy the condition are:\n\n(e) A and B", 4).ok
 
@@ -292,6 +297,8 @@ def test_a_verdict_for_every_option():
     assert not parse_letter_set("(a) meets the condition.\n(b) has two rings.\n(c) meets the condition.", 3).ok
     two = "Figure (a) has two rings.\nFigure (a) meets the condition.\nFigure (b) does not meet it."
     assert parse_letter_set(two, 2) == Parsed(frozenset({0}), True, "verdicts")
+    wrong = "(a) does not meet the condition.\n(b) does not meet it.\n(c) is wrong."
+    assert parse_letter_set(wrong, 3) == Parsed(frozenset(), True, "none")  # every option wrong
     one = "Figure (a) has two rings.\nIt has a long tail.\nFigure (a) meets the condition."
     assert parse_letter_set(one, 1) == Parsed(frozenset({0}), True, "verdicts")
 

@@ -29,7 +29,6 @@ from ambi_plugin.core.parsing.text import Parsed, _clean, _fail, _segments, _tot
 _letters = functools.partial(_candidates, style="letter")
 _opening_letter = functools.partial(_start_label, style="letter")
 
-_NONE_WORD = re.compile(r"\bnone\b", re.IGNORECASE)
 _NONE_ANSWER = re.compile(
     r"\bnone\s+of\b|\bnone\b|\bneither\b|\bno\s+(?:figures?|options?|choices?|structures?|graphs?|images?|ones?)\b",
     re.IGNORECASE,
@@ -142,7 +141,7 @@ def _option_verdicts(s: str, n: int) -> set[int] | None:
     return {i for i, right in verdicts.items() if right}
 
 
-def _result(chosen: set[int], none_said: bool, n: int, none_index: int | None, reason: str = "") -> Parsed:
+def _result(chosen: set[int], none_said: bool, reason: str, n: int, none_index: int | None) -> Parsed:
     if none_said:
         return Parsed(frozenset() if none_index is None else frozenset({none_index}), True, "none")
     return Parsed(frozenset(chosen), True, "out_of_range" if any(i >= n for i in chosen) else reason)
@@ -154,41 +153,45 @@ def _after_assistant(s: str) -> str:
     return s[turns[-1].end() :] if turns else s
 
 
-def _parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
-    """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
-    if not (isinstance(n_options, int) and n_options > 0):
-        return _fail("bad_n_options")
-    n = n_options
-    s = _after_assistant(_clean(text)).strip()
-    if not s:
-        return _fail("empty")
+def _reading(s: str, n: int) -> tuple[set[int], bool, str] | str:
+    """(letters chosen, "none of them" said, reason) of a cleaned reply, in the order of the module docstring;
+    why it has none (a str) when it has none."""
     head = s.splitlines()[0]
     for listed in (s, head):  # a reply that is a list of letters, or opens with one ("A, B\nThe beak ...")
         if _list_like(listed):
             if re.search(r"\bor\b", listed, re.IGNORECASE):
-                return _fail("alternatives")  # "A, B, C, or D": undecided
+                return "alternatives"  # "A, B, C, or D": undecided
             idx = {c.index for c in _letters(listed)}
             if idx:
-                return _result(idx, False, n, none_index)
+                return idx, False, ""
     for seg in _segments(s):
         for line in seg.splitlines():  # the marker's own line first, then each line after it
             got = _read_set(line, n)
             if got is not None:
-                return _result(*got, n, none_index)
+                return *got, ""
     for span in _conclusion_spans(s, n):
         got = _read_set(span, n)
         if got is not None:
-            return _result(*got, n, none_index)
+            return *got, ""
     verdicts = _option_verdicts(s, n)
     if verdicts is not None:
-        return _result(verdicts, not verdicts, n, none_index, "verdicts")
+        return verdicts, not verdicts, "verdicts"
     if len(_sentences(s)) <= 2:  # a short reply: "(a) and (d) are two hexagonal structures."
         got = _read_set(s, n)
         if got is not None:
-            return _result(*got, n, none_index)
-        if _NONE_WORD.search(s):
-            return _result(set(), True, n, none_index)
-    return _fail("no_letters")
+            return *got, ""
+    return "no_letters"
+
+
+def _parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
+    """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
+    if not (isinstance(n_options, int) and n_options > 0):
+        return _fail("bad_n_options")
+    s = _after_assistant(_clean(text)).strip()
+    if not s:
+        return _fail("empty")
+    found = _reading(s, n_options)
+    return _fail(found) if isinstance(found, str) else _result(*found, n_options, none_index)
 
 
 parse_letter_set = _total(_parse_letter_set)
