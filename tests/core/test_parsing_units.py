@@ -219,6 +219,90 @@ def test_letter_sets():
     assert not parse_letter_set("A or F", 4).ok  # alternatives, not a choice
 
 
+def test_letter_sets_need_a_number_of_options():
+    assert parse_letter_set("A, C", 0) == Parsed(None, False, "bad_n_options")
+    assert parse_letter_set("A, C", None) == Parsed(None, False, "bad_n_options")
+    assert parse_letter_set("A", 1) == Parsed(frozenset({0}), True, "")
+
+
+RED = "Figures A and B are drawn in red. Which figures have two rings?"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"USER: {RED}\nASSISTANT: C",
+        f"<|im_start|>user\n{RED}<|im_end|>\n<|im_start|>assistant\nC",
+        f"[INST] {RED} [/INST] C",
+        f"USER: {RED} ASSISTANT: A\nUSER: Look again. ASSISTANT: C",  # the last turn is the reply
+    ],
+)
+def test_a_reply_echoing_its_chat_prompt_is_read_after_the_assistant_turn(reply):
+    assert parse_letter_set(reply, 4) == Parsed(frozenset({2}), True, "")
+
+
+def test_letter_set_sentences_questions_and_eliminations():
+    assert parse_letter_set("Which figures have two rings? (a) and (c).", 4).value == frozenset({0, 2})
+    assert not parse_letter_set("None?", 4).ok  # a question chooses nothing, "none" neither
+    # "none" said once stands although a later sentence eliminates without saying it; the next line is not read
+    reply = "Answer: None of them qualify. Figure (a) does not have a ring.\nFigures (b) and (d) have one."
+    assert parse_letter_set(reply, 4) == Parsed(frozenset(), True, "none")
+    assert parse_letter_set(reply, 5, none_index=4) == Parsed(frozenset({4}), True, "none")  # E: "None"
+    # every option eliminated is the None answer, with two options or one
+    assert parse_letter_set("Answer: Both (a) and (b) are wrong.", 2) == Parsed(frozenset(), True, "none")
+    assert parse_letter_set("Answer: (a) is wrong.", 1) == Parsed(frozenset(), True, "none")
+    assert not parse_letter_set("Answer: (a) is wrong.", 2).ok  # one of two eliminated: no choice yet
+    assert parse_letter_set("Answer: (a) is wrong.\n(b) is right.", 2).value == frozenset({1})  # the next line
+
+
+WALK = "Figure (a) has two rings.\nFigure (b) has one ring.\n"
+
+
+def test_letter_set_conclusions():
+    # a sentence meeting the conditions concludes when it names two offered options; one offered is no conclusion
+    assert parse_letter_set(WALK + "Figures (a) and (c) satisfy the conditions.", 4).value == frozenset({0, 2})
+    assert not parse_letter_set(WALK + "Figures (a) and (e) satisfy the conditions.", 4).ok
+    # a sentence setting out the task is passed over, not the end of the search
+    intent = "To find the figures that satisfy the conditions, we check each one.\n"
+    assert parse_letter_set(intent + WALK + "Therefore, figures (a) and (c) qualify.", 4).value == frozenset({0, 2})
+    # the last conclusion wins
+    reply = "Thus (a) qualifies.\nLooking again, (c) has two rings as well.\nTherefore, (a) and (c) qualify."
+    assert parse_letter_set(reply, 4).value == frozenset({0, 2})
+    # a conclusion runs to the paragraph naming letters, not into the explanation after it
+    reply = "Therefore, the figures that satisfy the condition are:\n\n(a) and (c)\n\nFigure (b) has one ring; (d) too."
+    assert parse_letter_set(reply, 4).value == frozenset({0, 2})
+    # "none" concluded: the None option when there is one
+    reply = WALK + "Therefore, none of the figures satisfy the condition."
+    assert parse_letter_set(reply, 5, none_index=4) == Parsed(frozenset({4}), True, "none")
+    # a line opening with an option not offered gives that option's text, not its letters
+    assert not parse_letter_set("Therefore, the figures that satisfy the condition are:\n\n(e) A and B", 4).ok
+
+
+def test_letter_set_conclusions_are_the_last_twenty_each_read_600_characters_on():
+    nothing = "Therefore, nothing more.\n"
+    assert parse_letter_set("Therefore, (a) qualifies.\n" + nothing * 19, 4).value == frozenset({0})
+    assert not parse_letter_set("Therefore, (a) qualifies.\n" + nothing * 20, 4).ok
+    head = "Therefore, the figures that satisfy the condition are:"
+    assert parse_letter_set(head + " " * (599 - len(head)) + "c.\n" + WALK, 4).value == frozenset({2})
+    assert not parse_letter_set(head + " " * (600 - len(head)) + "c.\n" + WALK, 4).ok
+
+
+def test_a_verdict_for_every_option():
+    walk = "Not every figure meets it.\n(a) meets the condition.\n(b) is not incorrect.\n(c) does not meet it.\n"
+    assert parse_letter_set(walk, 3) == Parsed(frozenset({0, 1}), True, "verdicts")  # "not incorrect": right
+    for wrong in ("is not correct", "isn't correct", "is wrong"):  # a negation inside the verdict turns it
+        walk = f"(a) is correct.\n(b) {wrong}.\n(c) is not wrong.\n"
+        assert parse_letter_set(walk, 3) == Parsed(frozenset({0, 2}), True, "verdicts"), wrong
+    # an option's sentence without a verdict word leaves the walk incomplete: no answer
+    assert not parse_letter_set("(a) meets the condition.\n(b) has two rings.\n(c) meets the condition.", 3).ok
+    two = "Figure (a) has two rings.\nFigure (a) meets the condition.\nFigure (b) does not meet it."
+    assert parse_letter_set(two, 2) == Parsed(frozenset({0}), True, "verdicts")
+    wrong = "(a) does not meet the condition.\n(b) does not meet it.\n(c) is wrong."
+    assert parse_letter_set(wrong, 3) == Parsed(frozenset(), True, "none")  # every option wrong
+    one = "Figure (a) has two rings.\nIt has a long tail.\nFigure (a) meets the condition."
+    assert parse_letter_set(one, 1) == Parsed(frozenset({0}), True, "verdicts")
+
+
 # ----------------------------------------------------------------------------- booleans
 
 

@@ -109,7 +109,6 @@ from ambi_plugin.core.parsing.choice import (  # noqa: F401 - re-exported
     parse_choice,
 )
 from ambi_plugin.core.parsing.lettersets import (  # noqa: F401 - re-exported
-    _NONE_WORD,
     _list_like,
     parse_letter_set,
 )

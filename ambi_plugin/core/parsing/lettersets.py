@@ -29,7 +29,6 @@ from ambi_plugin.core.parsing.text import Parsed, _clean, _fail, _segments, _tot
 _letters = functools.partial(_candidates, style="letter")
 _opening_letter = functools.partial(_start_label, style="letter")
 
-_NONE_WORD = re.compile(r"\bnone\b", re.IGNORECASE)
 _NONE_ANSWER = re.compile(
     r"\bnone\s+of\b|\bnone\b|\bneither\b|\bno\s+(?:figures?|options?|choices?|structures?|graphs?|images?|ones?)\b",
     re.IGNORECASE,
@@ -52,10 +51,10 @@ _CONDITION = re.compile(
     r"\b(?:satisf|meet|fulfil)\w*\s+(?:the|this|these|all|both)\s+(?:conditions?|criteri(?:a|on)|requirements?)",
     re.IGNORECASE,
 )
-# a verdict on one option: "... meets the condition", "(b) is correct"; _NEGATIVE turns it round
+# a verdict on one option: "... meets the condition", "(b) is correct", "(c) is not correct"; its negations turn it
 _VERDICT = re.compile(
-    r"\b(?:satisf(?:y|ies|ied)|meets?|fulfil+s?|is\s+correct|is\s+right|is\s+true|qualif(?:y|ies)|"
-    r"is\s+incorrect|is\s+wrong|is\s+false)\b",
+    r"\b(?:satisf(?:y|ies|ied)|meets?|fulfil+s?|qualif(?:y|ies)|"
+    r"is(?:\s+not|n't)?\s+(?:correct|right|true|incorrect|wrong|false))\b",
     re.IGNORECASE,
 )
 _INTENT = re.compile(
@@ -80,7 +79,7 @@ def _labels(sentence: str, n: int) -> set[int]:
     written as labels, the rest being the option's text."""
     cands = [c for c in _letters(sentence) if c.index < n]
     first = _opening_letter(sentence)
-    if first is not None and first.strong and first.index < n:
+    if first is not None and first.strong:  # "(e) A and B" with four options: option e's text, not A and B
         return {c.index for c in cands if c.strong}
     return {c.index for c in cands}
 
@@ -88,15 +87,13 @@ def _labels(sentence: str, n: int) -> set[int]:
 def _read_set(span: str, n: int) -> tuple[set[int], bool] | None:
     """(chosen letters, "none of them" said) of one span; None when it names neither."""
     chosen: set[int] = set()
-    eliminated: set[int] = set()
     none_said = False
     for sentence in _sentences(span):
         if "?" in sentence:
             continue  # a question, echoed or asked, chooses nothing
         labels = _labels(sentence, n)
-        if _NEGATIVE.search(sentence):
-            eliminated |= labels
-            none_said |= bool(_NONE_ANSWER.search(sentence)) or (n > 1 and labels >= set(range(n)))
+        if _NEGATIVE.search(sentence):  # its letters are eliminated, not chosen; every option eliminated = none
+            none_said |= bool(_NONE_ANSWER.search(sentence)) or labels >= set(range(n))
         else:
             chosen |= labels
     if chosen:
@@ -139,12 +136,12 @@ def _option_verdicts(s: str, n: int) -> set[int] | None:
             continue
         flips = len(re.findall(r"\b(?:not|no|never|cannot|incorrect|wrong|false|fails?)\b|n't\b", sentence, re.I))
         verdicts[labels.pop()] = flips % 2 == 0  # "meets", "does not meet", "is incorrect", "is not incorrect"
-    if n <= 1 or set(verdicts) != set(range(n)):
+    if set(verdicts) != set(range(n)):
         return None
     return {i for i, right in verdicts.items() if right}
 
 
-def _result(chosen: set[int], none_said: bool, n: int, none_index: int | None, reason: str = "") -> Parsed:
+def _result(chosen: set[int], none_said: bool, reason: str, n: int, none_index: int | None) -> Parsed:
     if none_said:
         return Parsed(frozenset() if none_index is None else frozenset({none_index}), True, "none")
     return Parsed(frozenset(chosen), True, "out_of_range" if any(i >= n for i in chosen) else reason)
@@ -156,40 +153,45 @@ def _after_assistant(s: str) -> str:
     return s[turns[-1].end() :] if turns else s
 
 
-def _parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
-    """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
-    s = _after_assistant(_clean(text)).strip()
-    if not s:
-        return _fail("empty")
-    n = n_options if isinstance(n_options, int) and n_options > 0 else 0
+def _reading(s: str, n: int) -> tuple[set[int], bool, str] | str:
+    """(letters chosen, "none of them" said, reason) of a cleaned reply, in the order of the module docstring;
+    why it has none (a str) when it has none."""
     head = s.splitlines()[0]
     for listed in (s, head):  # a reply that is a list of letters, or opens with one ("A, B\nThe beak ...")
         if _list_like(listed):
             if re.search(r"\bor\b", listed, re.IGNORECASE):
-                return _fail("alternatives")  # "A, B, C, or D": undecided
+                return "alternatives"  # "A, B, C, or D": undecided
             idx = {c.index for c in _letters(listed)}
             if idx:
-                return _result(idx, False, n, none_index)
+                return idx, False, ""
     for seg in _segments(s):
-        lines = [ln for ln in seg.strip().splitlines() if ln.strip()]
-        for k in range(len(lines)):  # the marker's own line first, then what follows it
-            got = _read_set(lines[k] if k == 0 else "\n".join(lines[: k + 1]), n)
+        for line in seg.splitlines():  # the marker's own line first, then each line after it
+            got = _read_set(line, n)
             if got is not None:
-                return _result(*got, n, none_index)
+                return *got, ""
     for span in _conclusion_spans(s, n):
         got = _read_set(span, n)
         if got is not None:
-            return _result(*got, n, none_index)
+            return *got, ""
     verdicts = _option_verdicts(s, n)
     if verdicts is not None:
-        return _result(verdicts, not verdicts, n, none_index, "verdicts")
+        return verdicts, not verdicts, "verdicts"
     if len(_sentences(s)) <= 2:  # a short reply: "(a) and (d) are two hexagonal structures."
         got = _read_set(s, n)
         if got is not None:
-            return _result(*got, n, none_index)
-        if _NONE_WORD.search(s):
-            return _result(set(), True, n, none_index)
-    return _fail("no_letters")
+            return *got, ""
+    return "no_letters"
+
+
+def _parse_letter_set(text: Any, n_options: int, *, none_index: int | None = None) -> Parsed:
+    """Multi-label choice -> frozenset of 0-based indices ("A, C", "A and C", "(A) (C)", "E" = None)."""
+    if not (isinstance(n_options, int) and n_options > 0):
+        return _fail("bad_n_options")
+    s = _after_assistant(_clean(text)).strip()
+    if not s:
+        return _fail("empty")
+    found = _reading(s, n_options)
+    return _fail(found) if isinstance(found, str) else _result(*found, n_options, none_index)
 
 
 parse_letter_set = _total(_parse_letter_set)
