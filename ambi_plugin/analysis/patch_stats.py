@@ -74,9 +74,9 @@ def _interval(values: np.ndarray, confidence: float) -> list[float] | None:
     return [float(lo), float(hi)]
 
 
-def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
-    """Mean over ``axis`` of the finite values (NaN where there is none, also along an empty axis), without numpy's
-    warning."""
+def nanmean(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """Mean over ``axis`` (None: over every value) of the finite values (NaN where there is none, also along an empty
+    axis), without numpy's warning."""
     ok = np.isfinite(x)
     n = ok.sum(axis)
     total = np.where(ok, x, 0.0).sum(axis)

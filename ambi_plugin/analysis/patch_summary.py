@@ -26,8 +26,8 @@ def _num(v: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def _map(a: np.ndarray | None) -> list | None:
-    return None if a is None else [[_num(v) for v in row] for row in np.asarray(a)]
+def _map(a: np.ndarray) -> list:
+    return [[_num(v) for v in row] for row in a]
 
 
 def _effects(states: Sequence[Any], key: str, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +88,7 @@ def summarize(
     perm.update({
         "statistic": "mean effect over images", "alternative": "the switch set's mean effect is larger",
         "observed": switch_stats["mean"], "layer_matched": True, **set_info,
-        "null_mean": _num(nanmean(null, 0)),
+        "null_mean": _num(nanmean(null, None)),
         "null_range": [float(v) for v in np.percentile(finite_null, [tail, 100 - tail])] if finite_null.size else None,
         "seed": seed, "sets": [[list(h) for h in s] for s in sets], "set_effects": [_num(v) for v in null],
     })  # fmt: skip
@@ -98,7 +98,7 @@ def summarize(
          "ci": switch_stats["ci"], "n": switch_stats["n"], "n_nonfinite": switch_stats["n_nonfinite"], **_flips(f_sw)},
         {"condition": "layer-matched random sets", "n_sets": d, "exact": bool(set_info.get("exact")),
          "effect": random_stats["mean"], "ci": random_stats["ci"], "n": random_stats["n"],
-         "flip_rate": _num(nanmean(f_sets.reshape(-1), 0))},
+         "flip_rate": _num(nanmean(f_sets, None))},
     ]  # fmt: skip
 
     rows, cols = (np.array([h[0] for h, _ in heads], dtype=int), np.array([h[1] for h, _ in heads], dtype=int))

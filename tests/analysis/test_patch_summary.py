@@ -304,3 +304,4 @@ def test_exact_rank_puts_a_head_without_effect_last_and_keeps_ties_in_order():
     by_effect = sorted(range(20), key=lambda j: -np.nan_to_num(effects[j], nan=-np.inf))
     assert ranks == [by_effect.index(j) + 1 for j in range(20)]
     assert ranks[0] == 1 and ranks[2] == 2 and ranks[7] == 16 and {ranks[j] for j in (3, 8, 13, 18)} == {17, 18, 19, 20}
+    assert data["exact"][0][3] is None and data["exact"][0][2] == 0.5, "a head without effect: null in the map"
