@@ -185,6 +185,22 @@ def test_option_text_normalisation():
         assert parse_choice(reply, 2, options=["1 > 2", "1 = 2"]) == Parsed(0, True, "option_text"), reply
     assert parse_choice("ox", 2, options=["ox cart", "horse cart"]) == Parsed(0, True, "option_text")  # two letters
     assert parse_choice("7", 2, options=["7 cats", "8 dogs"]).ok is False  # one character is too little
+    assert parse_choice("STRASSE", 2, options=["Straße", "Gasse"]) == Parsed(0, True, "option_text")  # case folded
+    # a bare number inside one option's statement is no answer, its thousands written with a space too
+    shares = [
+        "Employees owned 40 % of the shares",
+        "The largest dealing was 1 440 shares",
+        "Directors held 4 870 shares",
+    ]
+    assert not parse_choice("4 870", 3, options=shares).ok
+
+
+def test_a_label_alone_on_the_last_line():
+    assert parse_choice("It is not as small as (a) or (c) suggest.\nb", 5) == Parsed(1, True, "")  # two lines suffice
+    assert parse_choice("Not (i) or (iii).\n\nii", 4, style="roman") == Parsed(1, True, "")
+    # a label not offered that is an option's text is that option
+    got = parse_choice("Looking at the figure closely:\n\ne", 4, options=["x", "y", "z", "e"])
+    assert got == Parsed(3, True, "option_text")
 
 
 def test_option_text_containment_rules():
