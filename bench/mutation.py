@@ -223,11 +223,25 @@ def _env(work: Path) -> dict[str, str]:
     return env
 
 
+# the most memory (bytes of data: heap and private mappings) each process of a mutation run may take. A mutant can
+# loop appending for ever (_roman with ``n = value``: 18 GB before the kernel's OOM killer stopped it, on a shared
+# machine of 24 GB); past the limit it raises MemoryError, which its tests see (a parser returns parser_error).
+MEMORY_LIMIT = 6 * 2**30
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def _mutmut(args: list[str], work: Path, **kw) -> subprocess.CompletedProcess:
     exe = shutil.which("mutmut", path=str(Path(sys.executable).parent)) or shutil.which("mutmut")
     if exe is None:
         raise SystemExit("mutmut is not installed: pip install 'mutmut>=3.3' (it is in the dev extra)")
-    return subprocess.run([exe, *args], cwd=work, env=_env(work), capture_output=True, text=True, **kw)
+    limit = _limit_memory if os.name == "posix" else None  # inherited by mutmut's forked mutant processes
+    return subprocess.run([exe, *args], cwd=work, env=_env(work), capture_output=True, text=True,
+                          preexec_fn=limit, **kw)  # fmt: skip
 
 
 _RESULT_LINE = re.compile(r"^\s+(\S+): (.+)$")

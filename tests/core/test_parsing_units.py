@@ -181,10 +181,26 @@ def test_the_text_after_an_opening_label_is_its_first_line_naming_another_option
 def test_option_text_normalisation():
     assert parse_choice("Green-Pear", 2, options=["green pear", "blue plum"]) == Parsed(0, True, "option_text")
     # light normalisation keeps symbols: quotes and end punctuation go, in either order
-    for reply in ('"1 > 2".', '1 > 2."', "'1 > 2'"):
+    for reply in ('"1 > 2".', '1 > 2."', "'1 > 2'", '" 1 > 2 "'):
         assert parse_choice(reply, 2, options=["1 > 2", "1 = 2"]) == Parsed(0, True, "option_text"), reply
     assert parse_choice("ox", 2, options=["ox cart", "horse cart"]) == Parsed(0, True, "option_text")  # two letters
     assert parse_choice("7", 2, options=["7 cats", "8 dogs"]).ok is False  # one character is too little
+    assert parse_choice("STRASSE", 2, options=["Straße", "Gasse"]) == Parsed(0, True, "option_text")  # case folded
+    # a bare number inside one option's statement is no answer, its thousands written with a space too
+    shares = [
+        "Employees owned 40 % of the shares",
+        "The largest dealing was 1 440 shares",
+        "Directors held 4 870 shares",
+    ]
+    assert not parse_choice("4 870", 3, options=shares).ok
+
+
+def test_a_label_alone_on_the_last_line():
+    assert parse_choice("It is not as small as (a) or (c) suggest.\nb", 5) == Parsed(1, True, "")  # two lines suffice
+    assert parse_choice("Not (i) or (iii).\n\nii", 4, style="roman") == Parsed(1, True, "")
+    # a label not offered that is an option's text is that option
+    got = parse_choice("Looking at the figure closely:\n\ne", 4, options=["x", "y", "z", "e"])
+    assert got == Parsed(3, True, "option_text")
 
 
 def test_option_text_containment_rules():
@@ -260,7 +276,9 @@ WALK = "Figure (a) has two rings.\nFigure (b) has one ring.\n"
 
 def test_letter_set_conclusions():
     # a sentence meeting the conditions concludes when it names two offered options; one offered is no conclusion
-    assert parse_letter_set(WALK + "Figures (a) and (c) satisfy the conditions.", 4).value == frozenset({0, 2})
+    assert parse_letter_set(WALK + "Figures (a) and (c) satisfy the conditions.", 4) == Parsed(
+        frozenset({0, 2}), True, ""
+    )
     assert not parse_letter_set(WALK + "Figures (a) and (e) satisfy the conditions.", 4).ok
     # a sentence setting out the task is passed over, not the end of the search
     intent = "To find the figures that satisfy the conditions, we check each one.\n"
@@ -297,6 +315,9 @@ def test_a_verdict_for_every_option():
     assert not parse_letter_set("(a) meets the condition.\n(b) has two rings.\n(c) meets the condition.", 3).ok
     two = "Figure (a) has two rings.\nFigure (a) meets the condition.\nFigure (b) does not meet it."
     assert parse_letter_set(two, 2) == Parsed(frozenset({0}), True, "verdicts")
+    # a mention of an option not offered leaves the sentence one option's verdict
+    walk = "(a) meets the condition.\n(b) does not meet it.\n(c) does not meet it, unlike (e).\n(d) is wrong."
+    assert parse_letter_set(walk, 4) == Parsed(frozenset({0}), True, "verdicts")
     wrong = "(a) does not meet the condition.\n(b) does not meet it.\n(c) is wrong."
     assert parse_letter_set(wrong, 3) == Parsed(frozenset(), True, "none")  # every option wrong
     one = "Figure (a) has two rings.\nIt has a long tail.\nFigure (a) meets the condition."

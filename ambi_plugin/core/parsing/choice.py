@@ -149,8 +149,9 @@ def _informative(norm: str) -> bool:
 
 
 def _light_norm(x: Any) -> str:
-    """Case, spacing, surrounding quotes and end punctuation only: keeps "1 > 2 = 3" apart from "1 = 2 = 3"."""
-    return " ".join(_to_text(x).lower().split()).strip(" '\"").rstrip(".!?;: ").strip(" '\"")
+    """Case (folded: "STRASSE" is "Straße"), spacing, surrounding quotes and end punctuation only: keeps
+    "1 > 2 = 3" apart from "1 = 2 = 3"."""
+    return " ".join(_to_text(x).casefold().split()).strip(" '\"").rstrip(".!?;: ").strip(" '\"")
 
 
 def _unique(hits: list[int]) -> int | None:

@@ -102,8 +102,9 @@ def _read_set(span: str, n: int) -> tuple[set[int], bool] | None:
 
 
 def _conclusion_spans(s: str, n: int) -> list[str]:
-    """Each concluding sentence with what follows it up to the first blank line after a label, last first (the
-    last twenty, each read at most 600 characters on: a conclusion and its answer lines are short)."""
+    """Each concluding sentence's paragraph, or the first paragraph after it that names a letter or says none,
+    last first (the last twenty, each read at most 600 characters on: a conclusion and its answer lines are
+    short)."""
     spans = []
     for m in _SENTENCE.finditer(s):
         sentence = m.group(0)
@@ -117,12 +118,9 @@ def _conclusion_spans(s: str, n: int) -> list[str]:
     out = []
     for start in spans[::-1][:20]:
         paragraphs = re.split(r"\n\s*\n", s[start : start + 600])
-        span = paragraphs[0]
-        for para in paragraphs[1:]:
-            if _letters(span) or _NONE_ANSWER.search(span):
-                break
-            span += "\n" + para
-        out.append(span)
+        span = next((p for p in paragraphs if _letters(p) or _NONE_ANSWER.search(p)), None)
+        if span is not None:  # the paragraphs before it name nothing: reading them too would add nothing
+            out.append(span)
     return out
 
 
