@@ -168,15 +168,17 @@ class AmbiTaskDataset(ImageBaseDataset):
         return [i for i, _ in pairs], [self.docs[i] for i, _ in pairs], [p for _, p in pairs], read.damaged
 
     def evaluate(self, eval_file: str, **judge_kwargs) -> dict[str, float]:
+        from ambi_plugin.runtime.run_state import run_state
         from ambi_plugin.vlmeval.judges import judge_for
 
         indices, docs, preds, damaged = self.predictions(eval_file)
         if damaged:
             warn_damaged(self.AMBI_TASK.name, eval_file, damaged)
         kwargs = self.prompt_kwargs()
-        with judge_for(judge_kwargs) as judge:
-            scores = self.AMBI_TASK.evaluate(docs, preds, kwargs=kwargs, progress=True)
-            info = judge.info()
+        judge = judge_for(judge_kwargs)
+        with run_state(judge=judge):  # this evaluation's judge and by-products, handed in, not installed
+            scores = self.AMBI_TASK.evaluate(docs, preds, kwargs=kwargs, judge=judge, progress=True)
+        info = judge.info()
         stem = str(Path(eval_file).with_suffix(""))
         entry = self.prompt_model if self.AMBI_TASK.has_entry(self.prompt_model) else "default"
         settings = {k: kwargs[k] for k in MODEL_SETTING_KEYS if k in kwargs}

@@ -22,9 +22,8 @@ override the rest; with a ``backend`` other than ``openai``, ``--judge`` names i
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -76,23 +75,14 @@ def settings_overrides(judge_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-@contextlib.contextmanager
-def judge_for(judge_kwargs: Mapping[str, Any]) -> Iterator[Any]:
-    """Install the judge the kwargs ask for as the process's judge for the block (restored afterwards)."""
-    from ambi_plugin.judge import current_judge, make_judge, resolve_settings, set_judge
+def judge_for(judge_kwargs: Mapping[str, Any]) -> Any:
+    """The judge a VLMEvalKit evaluation scores with: built from what the kwargs ask for, else the process's
+    configured judge. It is handed to the task's scoring (a run state of its own), never installed for the process:
+    an evaluation with ``--judge`` leaves the next one's judge as it was."""
+    from ambi_plugin.judge import get_judge, make_judge, resolve_settings
 
     overrides = settings_overrides(judge_kwargs)
-    previous = current_judge()
-    judge = make_judge(resolve_settings(**overrides)) if overrides else None
-    if judge is not None:
-        set_judge(judge)
-    try:
-        from ambi_plugin.judge import get_judge
-
-        yield get_judge()
-    finally:
-        if judge is not None:
-            set_judge(previous)
+    return make_judge(resolve_settings(**overrides)) if overrides else get_judge()
 
 
 __all__ = ["RULE_BASED", "judge_for", "settings_overrides"]

@@ -78,9 +78,43 @@ def test_local_llm_names_the_judge_model(monkeypatch):
 def test_exact_matching_scores_open_answers_without_embeddings(monkeypatch):
     from ambi_plugin.vlmeval.judges import judge_for
 
-    with judge_for({"model": "exact_matching"}) as judge:
-        info = judge.info()
+    info = judge_for({"model": "exact_matching"}).info()
     assert info["backend"] == "offline" and info["settings"]["embeddings"] is False
+
+
+def test_an_evaluation_hands_its_judge_in_and_installs_none_for_the_process(monkeypatch, tmp_path):
+    """`--judge exact_matching`: the dataset's evaluation scores every item with that judge, handed in through a run
+    state of its own; the process's judge is never replaced by it (not even while it scores)."""
+    import pandas as pd
+    import vlmeval.dataset as vd
+
+    from ambi_plugin import judge as judge_layer
+    from ambi_plugin.runtime.run_state import current
+    from ambi_plugin.runtime.task import Task
+    from ambi_plugin.vlmeval import register
+
+    monkeypatch.setenv("AMBI_SYNTH_N", "2")
+    register()
+    dataset = vd.build_dataset("ambi_synth_geometric_tf")
+    process = dataset.AMBI_TASK.process_function()
+    seen = []
+
+    def spy(doc, results):
+        seen.append((current().judge_for(), judge_layer.current_judge()))
+        return process(doc, results)
+
+    monkeypatch.setattr(Task, "process_function", lambda self: spy)
+    monkeypatch.setattr(judge_layer, "_judge", None)
+    pred = tmp_path / "m_judge.xlsx"
+    gold = [str(a) for a in dataset.data["answer"]]
+    pd.DataFrame({"index": range(len(gold)), "prediction": gold}).to_excel(pred, index=False)
+    dataset.evaluate(str(pred), model="exact_matching")
+    assert len(seen) == len(gold)
+    handed = {id(j) for j, _ in seen}
+    assert len(handed) == 1 and all(installed is None for _, installed in seen)
+    info = json.loads((tmp_path / "m_judge_score.json").read_text())["judge"]
+    assert info["backend"] == "offline" and info["settings"]["embeddings"] is False
+    assert seen[0][0].info() == info and judge_layer.current_judge() is None
 
 
 def test_responses_are_cleaned_like_lmms_eval_and_clt_stderr_matches_its_formula():
