@@ -154,6 +154,24 @@ def test_unordered_views_are_one_judgement_of_every_label_against_every_term():
     assert judge.calls == [(["cat", "dog"], ["cat", "dog"])]
 
 
+def test_a_judge_provider_handed_in_decides_and_is_asked_only_when_an_item_needs_a_judge():
+    """No judge, a provider handed in: it is asked (with the item's matcher) for the open item's judge, whose
+    verdict decides; the provider installed for the process is not asked. A choice item asks no provider."""
+    from ambi_plugin.core.judging import set_judge_provider
+
+    asked, installed = [], []
+    judge = Recorder([True, False])
+    old = set_judge_provider(lambda matcher: installed.append(matcher) or Recorder([False, False]))
+    try:
+        item = score_item(OPEN, "cat, wolf", judge_provider=lambda matcher: asked.append(matcher) or judge)
+        choice = score_item(CHOICE, "B", judge_provider=lambda matcher: asked.append("choice") or judge)
+    finally:
+        set_judge_provider(old)
+    assert len(asked) == 1 and asked[0] != "choice" and installed == []
+    assert item["views"] == {"near": True, "far": False} and item["judge"]["backend"] == "recorder"
+    assert choice["correct"] is True
+
+
 def test_an_unreadable_open_reply_asks_no_judge():
     judge = Recorder()
     item = score_item(OPEN, "", judge=judge)
@@ -368,6 +386,9 @@ def test_plain_aggregations_by_hand():
     items = [_item(correct=True), _item(correct=False), _item(parsed=False, correct=False), _item(correct=True)]
     assert aggregate("acc", items) == 0.5 and aggregate("exact_match", items) == 0.5
     assert aggregate("unparsed_rate", items) == 0.25 and aggregate("unparsed", items) == 1.0
+    # an item whose image could not be read is an item error only: not in the unparsed count nor its rate
+    errored = [*items, _item(parsed=False, correct=False, item_error="image unreadable")]
+    assert aggregate("unparsed_rate", errored) == 0.25 and aggregate("unparsed", errored) == 1.0
     for metric in ("acc", "unparsed_rate", "hit_rate", "desc_score", "control_acc", "na_rate", "ap50"):
         assert math.isnan(aggregate(metric, [])), metric
     assert aggregate("hit_rate", [_item(hit=True), _item(hit=False), _item(hit=True)]) == pytest.approx(2 / 3)
