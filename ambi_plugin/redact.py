@@ -56,9 +56,10 @@ def written_forms(value: str) -> set[str]:
 
 
 def _all_forms(secrets: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[bytes, ...]]:
-    """Every written form of every secret, longest first, as str and as UTF-8 bytes."""
-    forms = sorted({f for s in secrets if s for f in written_forms(s)}, key=len, reverse=True)
-    return tuple(forms), tuple(f.encode("utf-8") for f in forms)
+    """Every written form of every secret, as str and as UTF-8 bytes (in no particular order: :func:`redact` finds
+    every occurrence of every form and masks the stretches they cover together)."""
+    forms = tuple({f for s in secrets if s for f in written_forms(s)})
+    return forms, tuple(f.encode("utf-8") for f in forms)
 
 
 # cached by a call, not a decorator: mutmut leaves decorated functions unmutated (bench/mutation.py)

@@ -78,7 +78,11 @@ def mean_std(values: Sequence[float]) -> tuple[float, float]:
     mean = math.fsum(vals) / len(vals)
     if len(vals) < 2:
         return mean, math.nan
-    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+    # the deviations are taken from the first value (shifted data): values that are all equal give exactly 0, where
+    # the rounded float mean left a spread of 1e-16 (std of [0.7] * 3 was 1.4e-16)
+    shifted = [v - vals[0] for v in vals]
+    centre = math.fsum(shifted) / len(vals)
+    return mean, math.sqrt(math.fsum((d - centre) ** 2 for d in shifted) / (len(vals) - 1))
 
 
 mean_and_std = mean_std  # the name core used before the two copies became one (issue 26)

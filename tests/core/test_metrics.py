@@ -118,6 +118,15 @@ def test_mean_std_of_two_values_and_without_the_missing_ones():
     assert all(math.isnan(v) for v in mean_std([None, math.nan]))
 
 
+def test_mean_std_of_equal_values_is_exactly_zero_and_of_offset_values_keeps_its_digits():
+    # a float mean of equal values is rounded (0.7 * 3 / 3): the spread must not come from that rounding
+    for value in (0.7, 0.1, 1 / 3, 1e-9, 123456.789):
+        assert mean_std([value] * 3)[1] == 0.0, value
+    # a large common offset: the deviations are still exact (1e9 + 1, + 2, + 3: std 1)
+    assert mean_std([1e9 + 1, 1e9 + 2, 1e9 + 3]) == (1e9 + 2, 1.0)
+    assert mean_std([0.5, 0.7, 0.9])[1] == pytest.approx(0.2, rel=1e-12)
+
+
 @pytest.mark.parametrize(
     ("pred", "pixel", "human", "illusion", "expected"),
     [

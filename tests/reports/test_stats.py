@@ -357,9 +357,10 @@ def test_welch_with_two_values_a_side_and_missing_values():
     assert S.welch_t_test([None, *A, math.nan], [math.nan, *B]) == S.welch_t_test(A, B)
     for a, b in (([1.0], B), (A, [1.0]), ([], []), ([1.0, math.nan], B)):  # a side with fewer than two values
         assert _nan_test(S.welch_t_test(a, b), "welch"), (a, b)
-    # no variance on either side (repeated greedy runs): NaN, although the float mean of three 0.7s is not 0.7 and
-    # leaves a std of 1e-16 (t would be -2.5e15, p 1.5e-31)
-    assert S.mean_std([0.7] * 3)[1] > 0.0
+    # no variance on either side (repeated greedy runs): NaN. The float mean of three 0.7s is not 0.7; the std is
+    # still exactly 0 (core/metrics.py takes the deviations from the first value; it was 1e-16, so t was -2.5e15
+    # and p 1.5e-31 before the test below had its own guard)
+    assert S.mean_std([0.7] * 3)[1] == 0.0
     assert _nan_test(S.welch_t_test([0.5, 0.5], [0.7, 0.7, 0.7]), "welch")
     assert _nan_test(S.welch_t_test([0.0, 1e-170], [0.0, 1e-170]), "welch")  # variances that underflow to 0
     # one side without variance: the other side's alone, t = (0.5 - m_b) / (s_b / sqrt(3)) with n_b - 1 = 2 df
