@@ -199,3 +199,71 @@ def test_llm_protocol_on_the_command_line_and_its_errors(tmp_path, capsys):
     assert rc == 0 and "LLM-assisted (Table II layout)" in out and "\njudge: offline" in out
     rows = [json.loads(ln) for ln in queue.read_text().splitlines()]
     assert rows and {r["task"] for r in rows} == {"ambi_illusionbench_tf"} and f"wrote {len(rows)} item(s)" in out
+
+
+# ----------------------------------------------------------------------------- a benchmark of one's own
+
+TOY_ENTRY = '''"""A benchmark whose LLM-assisted protocol names sibling tasks: one missing, one reading other records."""
+
+from ambi_plugin.benchmarks.registry import BenchmarkEntry, Judged, Rescore, register
+
+register(BenchmarkEntry(
+    "toyjudge",
+    title="ToyJudge",
+    local_only="its records ship in the toyjudge folder",
+    task_prefixes=("toyjudge_",),
+    rescore=Rescore(kinds=("toyjudge",), judged=Judged(
+        task=lambda task, protocol: task + "_llm" if protocol == "llm" else task,
+        load_overrides=lambda path, task: {},
+        review_queue=lambda task, records, items: [],
+    )),
+))
+'''
+
+
+def _toy_yaml(task: str, dataset: str) -> str:
+    fn = "!function ambi_plugin.runtime"
+    return (f"task: {task}\ndataset_path: ambi://toyjudge\ndataset_name: {dataset}\noutput_type: generate_until\n"
+            f"test_split: test\nprocess_results: {fn}.hooks.process_results\n"
+            "lmms_eval_specific_kwargs: {default: {prompt: '{question} Answer yes or no.'}}\n"
+            f"metric_list:\n  - {{metric: acc, aggregation: {fn}.aggregate.acc, higher_is_better: true}}\n"
+            "metadata: {version: 1, benchmark: toyjudge, paper_table: toyjudge, task_type: yes_no}\n")  # fmt: skip
+
+
+@pytest.fixture
+def toyjudge(tmp_path, monkeypatch):
+    import sys
+
+    from ambi_plugin.benchmarks import registry
+    from ambi_plugin.paths import BENCHMARKS_ENV
+
+    pkg = tmp_path / "plugins" / "toyjudge"
+    (pkg / "task_yamls").mkdir(parents=True)
+    (pkg / "data").mkdir()
+    (pkg / "__init__.py").write_text(TOY_ENTRY)
+    for task, dataset in (("toyjudge_a", "shapes"), ("toyjudge_b", "shapes"), ("toyjudge_b_llm", "colours")):
+        (pkg / "task_yamls" / f"{task}.yaml").write_text(_toy_yaml(task, dataset))
+    for name in ("shapes", "colours"):
+        recs = [{"id": f"{name}{i}", "benchmark": "toyjudge", "category": name, "task_type": "yes_no",
+                 "question": "Is it round?", "answer_bool": bool(i % 2)} for i in range(2)]  # fmt: skip
+        (pkg / "data" / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    monkeypatch.syspath_prepend(str(pkg.parent))
+    monkeypatch.setenv(BENCHMARKS_ENV, "toyjudge")
+    monkeypatch.setenv("AMBI_TOYJUDGE_DIR", str(pkg / "data"))
+    yield pkg
+    registry.REGISTRY.pop("toyjudge", None)
+    registry._IMPORTED.discard("toyjudge")
+    sys.modules.pop("toyjudge", None)
+
+
+def test_a_protocols_task_that_is_missing_or_reads_other_records_is_named(toyjudge, tmp_path):
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"id": f"shapes{i}", "response": "yes"}) + "\n" for i in range(2)))
+    got = score_answers("toyjudge_a", answers, progress=False).values["answers"]  # the rule protocol: the task itself
+    assert got["acc"] == 0.5
+    with pytest.raises(ScoreError, match="llm protocol of task 'toyjudge_a' is scored by task 'toyjudge_a_llm', "
+                                         "which no task YAML defines"):  # fmt: skip
+        score_answers("toyjudge_a", answers, protocol="llm", progress=False)
+    with pytest.raises(ScoreError, match=r"task 'toyjudge_b_llm', which reads other records \(ambi://toyjudge "
+                                         r"colours, not ambi://toyjudge shapes\).*toyjudge_b_llm.yaml"):  # fmt: skip
+        score_answers("toyjudge_b", answers, protocol="llm", progress=False)
