@@ -49,29 +49,33 @@ class HubRelease:
 
 @dataclass(frozen=True)
 class Judged:
-    """A benchmark's LLM-assisted protocol (``ambi score --protocol llm``; IllusionBench's): its item scoring with a
-    judge and a reviewed decision (``score_item(rec, response, judge=, override=)``), the reviewed decisions
-    (``load_overrides(path)``, ``find_override(overrides, task, id)``) and the items to review
-    (``review_queue(task, records, items)``)."""
+    """A benchmark's LLM-assisted protocol (``ambi score --protocol llm``; IllusionBench's). Each protocol is a task
+    YAML of its own, and ``ambi score`` scores through it as a run does (the one task route):
 
-    score_item: Callable[..., dict]
-    load_overrides: Callable[[Any], dict]
-    find_override: Callable[[Mapping, str | None, Any], dict | None]
+    * ``task(task, protocol)``: the task whose YAML scores ``protocol`` (``"rule"`` or ``"llm"``) for ``task``, a
+      task of the benchmark (IllusionBench: ``ambi_illusionbench_tf`` and its sibling ``ambi_illusionbench_tf_llm``);
+    * ``load_overrides(path, task)``: the reviewed decisions of a filled review queue that apply to ``task``, as
+      ``ambi score --overrides`` hands them to its run (:attr:`ambi_plugin.runtime.run_state.RunState.overrides`;
+      the LLM task's ``process_results`` reads them there);
+    * ``review_queue(task, records, items)``: the items for a reviewer, from the item scores.
+    """
+
+    task: Callable[[str, str], str]
+    load_overrides: Callable[[Any, str], Any]
     review_queue: Callable[[str, Any, Any], list[dict]]
 
 
 @dataclass(frozen=True)
 class Rescore:
     """How ``ambi score`` re-scores a task of the benchmark outside a harness (the YAML's ``metadata.paper_table``
-    names the kind; a task of a benchmark without one is scored by the runtime's own item scoring).
+    names the kind). Every task is scored through its YAML, as a run scores it (the one task route,
+    :meth:`ambi_plugin.runtime.task.Task.evaluate`); what a benchmark adds is how it is read and shown:
 
     * ``kinds``: the ``paper_table`` kinds the benchmark's tasks name (``illusionbench_tf`` ...).
     * ``tables(kind, data)``: the paper's tables of one kind (Markdown) from ``data``, a
       :class:`ambi_plugin.benchmarks.layout.TableData`; None: one column per answer set, every metric.
-    * ``metric_names(rec, kind, protocol)``: the metric names of one record (None: the task type's).
-    * ``score_item(rec, response, judge=)`` / ``aggregate(name, items)``: the benchmark's own item scoring and
-      aggregation (None: the runtime's ``score_record`` and the core aggregations).
-    * ``prepare(rec)``: a record as the run presented it (options permuted ...); None: as read.
+    * ``prepare(rec)``: a record as the run presented it (options permuted ...), for the report and ``--explain``;
+      None: as read. (The task's own hooks present the record so themselves when they score it.)
     * ``records(path, kind, rows)``: records from a released file that is not canonical (``--records``); None: only
       canonical records.
     * ``judged``: the LLM-assisted protocol (``--protocol llm``, :class:`Judged`); None: the benchmark has none.
@@ -81,9 +85,6 @@ class Rescore:
 
     kinds: tuple[str, ...] = ()
     tables: Callable[[str, TableData], str] | None = None
-    metric_names: Callable[[dict, str, str], list[str]] | None = None
-    score_item: Callable[..., dict] | None = None
-    aggregate: Callable[[str, list[dict]], float] | None = None
     prepare: Callable[[dict], dict] | None = None
     records: Callable[[Path, str, list[dict]], list[dict]] | None = None
     judged: Judged | None = None

@@ -5,13 +5,16 @@ The answer files it reads (``--answers``, every shape) are :mod:`ambi_plugin.rep
 Records come from the task's own data source, a folder (``--data-dir``) or a file (``--records``: canonical
 records, or a released file the task's benchmark reads itself).
 
-Scoring: a task is scored by the one task route a run takes (:meth:`ambi_plugin.runtime.task.Task.evaluate`: the
-records turned into the harness rows the data source writes, the YAML's ``process_results`` per row under the task's
-``default`` kwargs, the YAML's aggregations), and the numbers it prints beyond the YAML's ``metric_list`` (the
-breakdowns its ``process_results`` names, the count of unparsed answers) come from the same item scores. A benchmark
-whose registry entry scores on its own (``rescore``: its own item scoring, metric names or aggregation, an
-LLM-assisted protocol ``--protocol llm``) keeps its way; its tables, a released file as records and the records as
-presented are the entry's too.
+Scoring: every task is scored by the one task route a run takes (:meth:`ambi_plugin.runtime.task.Task.evaluate`:
+the records turned into the harness rows the data source writes, the YAML's ``process_results`` per row under the
+task's ``default`` kwargs, with ``--judge`` handed in, the YAML's aggregations), and the numbers it prints beyond the
+YAML's ``metric_list`` (the breakdowns its ``process_results`` names, the count of unparsed answers) come from the same
+item scores. A benchmark with an LLM-assisted protocol (its registry entry's ``rescore.judged``: IllusionBench's)
+keeps each protocol in a task YAML of its own: ``--protocol`` picks the task whose YAML scores it (``--protocol llm``:
+the ``_llm`` sibling, whose ``process_results`` runs the judge), and ``--overrides`` are handed to the run through its
+run state (:attr:`ambi_plugin.runtime.run_state.RunState.overrides`). What else a benchmark's entry declares is how the
+numbers are read and shown: its paper tables, a released file as ``--records``, the records as the run presented them
+(for the report and ``--explain``), the review queue of its LLM-assisted protocol.
 """
 
 from __future__ import annotations
@@ -90,13 +93,15 @@ def task_info(task: str):
 
 
 def task_spec(task: str):
-    """(TaskInfo, paper table kind, prompt type) of one of our tasks (kind ``generic`` without a paper table)."""
+    """(TaskInfo, its runtime :class:`~ambi_plugin.runtime.task.Task`, paper table kind, prompt type) of one of our
+    tasks: the kind and the prompt type are the YAML's ``metadata`` as the runtime read it (kind ``generic`` without a
+    paper table)."""
     infos = task_info(task)
     if len(infos) != 1 or infos[0].name != task:
         raise ScoreError(f"ambi score takes one task, not a group: {task!r} holds {[i.name for i in infos]}")
-    meta = infos[0].config.get("metadata") or {}
-    kind = meta.get("paper_table") or GENERIC  # every other task: its metric list, one column per answer set
-    return infos[0], str(kind), str(meta.get("prompt_type", ""))
+    spec = task_of(infos[0])
+    kind = spec.metadata.get("paper_table") or GENERIC  # every other task: its metric list, one column per answer set
+    return infos[0], spec, str(kind), str(spec.metadata.get("prompt_type", ""))
 
 
 def load_records(
@@ -156,13 +161,7 @@ def task_of(info):
     return task
 
 
-def _own_scoring(rescore) -> bool:
-    """The benchmark's entry scores its tasks on its own (items, metric names, aggregation or an LLM protocol)."""
-    hooks = ("score_item", "metric_names", "aggregate", "judged")
-    return rescore is not None and any(getattr(rescore, h) is not None for h in hooks)
-
-
-def _records_root(info, records: str | Path | None, data_dir: str | Path | None) -> Path:
+def _records_root(spec, records: str | Path | None, data_dir: str | Path | None) -> Path:
     """The folder the records were read from (relative image paths are read against it)."""
     if records is not None:
         return Path(records).resolve().parent
@@ -170,16 +169,12 @@ def _records_root(info, records: str | Path | None, data_dir: str | Path | None)
         return Path(data_dir)
     from ambi_plugin.data.sources import source_root
 
-    return source_root(str(info.config.get("dataset_path")))
+    return source_root(spec.dataset_path)
 
 
-def _names(rec: dict, kind: str, protocol: str, process=None, rescore=False) -> list[str]:
-    """The metric names of one record: the benchmark's own (``rescore.metric_names``; ``rescore``: the kind's
-    settings when the caller has them), else those the task's ``process_results`` reports (its ``metric_names``,
-    or the breakdown fields its name gives)."""
-    rescore = rescore_of(kind) if rescore is False else rescore
-    if rescore is not None and rescore.metric_names is not None:
-        return list(rescore.metric_names(rec, kind, protocol))
+def _names(rec: dict, process=None) -> list[str]:
+    """The metric names of one record: those the task's ``process_results`` reports (its ``metric_names``, or the
+    breakdown fields its name gives)."""
     names_of = getattr(process, "metric_names", None)
     if callable(names_of):
         return list(names_of(rec))
@@ -189,8 +184,6 @@ def _names(rec: dict, kind: str, protocol: str, process=None, rescore=False) -> 
 def summarize(
     records: Sequence[dict],
     items: Sequence[dict],
-    kind: str,
-    protocol: str = "rule",
     declared: Sequence[str] = (),
     process=None,
     evaluated: dict[str, float] | None = None,
@@ -199,9 +192,8 @@ def summarize(
     metrics the task's own route gave (its YAML's aggregations, :meth:`Task.evaluate`); the other names are computed
     from the same items."""
     names: list[str] = list(declared or [])
-    rescore = rescore_of(kind)
     for rec in records:
-        names.extend(n for n in _names(rec, kind, protocol, process, rescore) if n not in names)
+        names.extend(n for n in _names(rec, process) if n not in names)
     evaluated = evaluated or {}
     computed = aggregate_all([n for n in names if n not in evaluated], items)
     values = {n: evaluated[n] if n in evaluated else computed[n] for n in names if n in evaluated or n in computed}
@@ -266,13 +258,18 @@ def score_answers(
 
     if protocol not in ("rule", "llm"):
         raise ScoreError(f"Expected argument `protocol` to be one of ('rule', 'llm') but got {protocol!r}")
-    info, kind, prompt_type = task_spec(task)
+    info, spec, kind, prompt_type = task_spec(task)
     rescore = rescore_of(kind)
-    if protocol == "llm" and (rescore is None or rescore.judged is None):
+    judged = rescore.judged if rescore is not None else None
+    if protocol == "llm" and judged is None:
         raise ScoreError(f"the LLM-assisted protocol is {_judged_owners()}; task {task!r} is scored by its parsers")
-    recs = load_records(info, kind, records=records, data_dir=data_dir)
+    if judged is not None and judged.task(task, protocol) != task:  # the task whose YAML scores the protocol
+        spec = _sibling(spec, judged.task(task, protocol), protocol)
+    read = load_records(info, kind, records=records, data_dir=data_dir)
+    recs = read
     if rescore is not None and rescore.prepare is not None:  # the records as the run presented them (options ...)
-        recs = [rescore.prepare(r) for r in recs]
+        recs = [rescore.prepare(r) for r in read]
+    as_read = {str(r["id"]): r for r in read}  # what the task's hooks are given (they present a record themselves)
     if Path(answers).is_dir():  # an lmms-eval output folder: the task's logged samples
         answers = samples_in_folder(Path(answers), task)
     rows = read_rows(answers)
@@ -299,46 +296,38 @@ def score_answers(
                              "give answers for every record, pass the run's lmms-eval logged samples (they score "
                              "exactly the records the run saw), or --allow-missing to score a missing answer as "
                              "wrong")  # fmt: skip
-    over = {}
+    over = None
     if overrides:
-        if rescore is None or rescore.judged is None:
+        if judged is None:
             raise ScoreError(
                 f"--overrides are reviewed judge decisions of the LLM-assisted protocol ({_judged_owners()})"
             )
-        over = rescore.judged.load_overrides(overrides)
+        over = judged.load_overrides(overrides, task)
+    if protocol == "llm" and over is None:
+        over = {}  # this run's reviewed decisions: none (never a variable of the environment)
     values, review, read_by, scored = {}, [], {}, {}
-    own_tables = _own_tables(kind)
-    spec = task_of(info)
-    routed = protocol == "rule" and not _own_scoring(rescore)  # the one task route, as a run scores the task
-    declared = spec.metric_names if not own_tables else ()
+    declared = spec.metric_names if not _own_tables(kind) else ()
     process = spec.process_function()
-    docs = records_as_docs(recs, _records_root(info, records, data_dir)) if routed else []
-    with run_state(judge=judge):  # this re-scoring is a run of its own: its judge, its by-products
+    docs = records_as_docs([as_read[i] for i in ids], _records_root(spec, records, data_dir))
+    kwargs = spec.prompt_kwargs_for(None)
+    with run_state(judge=judge, overrides=over):  # this re-scoring is a run of its own: its judge, its by-products
         for col, got in table.items():
-            evaluated = None
-            if routed:  # the YAML's process_results under its default kwargs, and its aggregations
-                answered = [got.get(str(r["id"]), "") for r in recs]
-                ev = spec.evaluate(docs, answered, kwargs=spec.prompt_kwargs_for(None), judge=judge)
-                items, evaluated = ev.item_scores, ev.aggregated
-            else:
-                items = _score_column(
-                    recs, got, info=info, kind=kind, protocol=protocol, task=task, overrides=over, judge=judge,
-                    progress=progress, label=col,
-                )  # fmt: skip
+            # the one task route, as a run scores the task: the YAML's process_results under its default kwargs,
+            # and its aggregations; a bar while a judge decides every item (the LLM-assisted protocol)
+            bar = f"judging {col}" if progress and protocol == "llm" else False
+            ev = spec.evaluate(docs, [got.get(i, "") for i in ids], kwargs=kwargs, judge=judge, progress=bar)
+            items = ev.item_scores
             read_by[col] = Counter(str(it.get("read_by")) for it in items if isinstance(it, dict) and it.get("read_by"))
             scored[col] = items
-            if rescore is not None and rescore.aggregate is not None:  # the benchmark's own aggregation
-                values[col] = {name: rescore.aggregate(name, items) for name in declared}
-            else:
-                values[col] = summarize(recs, items, kind, protocol, declared, process, evaluated)
+            values[col] = summarize(recs, items, declared, process, ev.aggregated)
             if protocol == "llm":
-                review.extend({**row, "answers": col} for row in rescore.judged.review_queue(task, recs, items))
+                review.extend({**row, "answers": col} for row in judged.review_queue(task, recs, items))
     counts = record_counts(recs)
     protocols = ("rule", "llm") if protocol == "llm" else ("rule",)
     settings = {col: column_setting(col, prompt_type) for col in values}
     if vote:
         settings[vote_name] = "majority vote"
-    if not own_tables:
+    if not _own_tables(kind):
         from ambi_plugin.benchmarks.layout import cell, markdown
 
         names = list(dict.fromkeys(n for v in values.values() for n in v))
@@ -366,6 +355,24 @@ def score_answers(
                        note=note, items=scored, records=list(recs), answers=table)  # fmt: skip
 
 
+def _sibling(own, name: str, protocol: str):
+    """The runtime task ``name``, whose YAML scores ``protocol`` for the task ``own`` (the sibling its benchmark's
+    entry names: ``rescore.judged.task``); it reads the same records."""
+    try:
+        infos = task_info(name)
+    except KeyError:
+        infos = []
+    if len(infos) != 1 or infos[0].name != name:
+        raise ScoreError(f"the {protocol} protocol of task {own.name!r} is scored by task {name!r}, which no task "
+                         "YAML defines; check the task names (ambi tasks lists them)")  # fmt: skip
+    sibling = task_of(infos[0])
+    if (sibling.dataset_path, sibling.dataset_name) != (own.dataset_path, own.dataset_name):
+        raise ScoreError(f"the {protocol} protocol of task {own.name!r} is scored by task {name!r}, which reads other "
+                         f"records ({sibling.dataset_path} {sibling.dataset_name}, not {own.dataset_path} "
+                         f"{own.dataset_name}): {sibling.source} and {own.source} must name the same dataset")  # fmt: skip
+    return sibling
+
+
 def scoring_kwargs(info) -> dict:
     """The task's ``lmms_eval_specific_kwargs`` its hooks score with when no model-specific entry applies (its
     ``default``, :meth:`Task.prompt_kwargs_for`): re-scoring reads an answer exactly as the run's own scoring does."""
@@ -381,22 +388,3 @@ def _judged_owners() -> str:
 
     owners = [e.title or e.name for e in entries().values() if e.rescore is not None and e.rescore.judged is not None]
     return " and ".join(f"{o}'s" for o in owners) or "no benchmark's"
-
-
-def _score_column(recs, got, *, info, kind, protocol, task, overrides, judge, progress, label) -> list[dict]:
-    rescore = rescore_of(kind)
-    if rescore is not None and rescore.score_item is not None:  # the benchmark's own item scoring
-        return [rescore.score_item(rec, got.get(str(rec["id"]), ""), judge=judge) for rec in recs]
-    if protocol == "rule":  # the task's own item scoring (runtime/hooks.py), as in a run
-        from ambi_plugin.runtime.hooks import score_record
-
-        kwargs = scoring_kwargs(info)
-        return [score_record(rec, got.get(str(rec["id"]), ""), kwargs, judge=judge) for rec in recs]
-    from tqdm import tqdm
-
-    judged = rescore.judged
-    out = []
-    for rec in tqdm(recs, desc=f"judging {label}", unit="item", disable=not progress):
-        override = judged.find_override(overrides, task, rec["id"])
-        out.append(judged.score_item(rec, got.get(str(rec["id"]), ""), judge=judge, override=override))
-    return out

@@ -24,7 +24,7 @@ def explain_answer(
     judge=None,
 ) -> str:
     """How one item's answer (each answer set's) was read and scored: ``ambi score --explain ID``."""
-    info, kind, _ = task_spec(task)
+    info, _, kind, _ = task_spec(task)
     rescore = rescore_of(kind)
     recs = load_records(info, kind, records=records, data_dir=data_dir)
     if rescore is not None and rescore.prepare is not None:

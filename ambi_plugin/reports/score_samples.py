@@ -24,13 +24,12 @@ def _records_file(task: str, *, records: str | Path | None, data_dir: str | Path
     try:
         from ambi_plugin.reports.rescore import task_spec
 
-        cfg = task_spec(task)[0].config
-        name = cfg.get("dataset_name") or task
+        spec = task_spec(task)[1]
         if data_dir:
-            return str((Path(data_dir) / f"{name}.jsonl").resolve())
+            return str((Path(data_dir) / f"{spec.dataset_name}.jsonl").resolve())
         from ambi_plugin.data.sources import source_root
 
-        return str(source_root(str(cfg.get("dataset_path"))) / f"{name}.jsonl")
+        return str(source_root(spec.dataset_path) / f"{spec.dataset_name}.jsonl")
     except Exception:  # noqa: BLE001 - no images in the report then; the scores are written all the same
         return None
 

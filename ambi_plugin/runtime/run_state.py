@@ -16,6 +16,11 @@ own by-products; the state is process-wide while open (lmms-eval scores in threa
 **The judge** is the run's, handed to scoring from here: :meth:`RunState.judge_for` is the judge the run was given,
 else the judge layer's default (the configured judge, offline unless ``AMBI_JUDGE_*`` say otherwise), built when a
 judge-decided item first needs one, never on import and never for a run that decides no item by a judge.
+
+**Reviewed judge decisions** (:attr:`RunState.overrides`) are handed to a run the same way: ``ambi score --overrides``
+opens its run with them, and a benchmark's LLM-assisted scoring reads them from here (IllusionBench's
+``process_results_llm``). A run that hands in none (None: a plain ``lmms-eval`` run) leaves the benchmark to its own
+default (IllusionBench: the file named by ``$AMBI_ILLUSIONBENCH_OVERRIDES``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class RunState:
     """What one run configures (its judge) and collects (its by-products)."""
 
     judge: Any = None  # the run's judge; None: the judge layer's default, built on first need (judge_for)
+    overrides: Any = None  # reviewed judge decisions the run applies (`ambi score --overrides`); None: none handed in
     unparsed: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> {"count", "examples"}
     read_by: dict[str, dict[str, int]] = field(default_factory=dict)  # task -> {"rule", "judge", "none"}
     item_errors_by_record: dict[tuple[str, str], str] = field(default_factory=dict)  # (id, media) -> reason
@@ -70,9 +76,10 @@ def current() -> RunState:
 
 
 @contextlib.contextmanager
-def run_state(*, judge: Any = None) -> Iterator[RunState]:
-    """A fresh :class:`RunState` (its judge: ``judge``, None for the default) current inside the block."""
-    state = RunState(judge=judge)
+def run_state(*, judge: Any = None, overrides: Any = None) -> Iterator[RunState]:
+    """A fresh :class:`RunState` (its judge: ``judge``, None for the default; its reviewed judge decisions:
+    ``overrides``) current inside the block."""
+    state = RunState(judge=judge, overrides=overrides)
     with _lock:
         _opened.append(state)
     try:

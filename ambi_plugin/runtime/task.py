@@ -143,11 +143,12 @@ class Task:
         model: str | None = None,
         kwargs: dict | None = None,
         judge=None,
-        progress: bool = False,
+        progress: bool | str = False,
     ) -> Evaluation:
         """Metrics of this task over ``docs`` answered by ``responses`` (same order, same length), scored with the
         YAML's prompt kwargs for ``model`` (an lmms-eval model name; ``default`` when None) or with ``kwargs``, and
-        with ``judge`` where an item needs one (None: the judge layer's default, as in a run)."""
+        with ``judge`` where an item needs one (None: the judge layer's default, as in a run). ``progress``: a
+        progress bar on stderr, labelled ``score <task>`` (True) or with the text given."""
         from ambi_plugin.runtime import task_kwargs
 
         if len(docs) != len(responses):
@@ -160,7 +161,8 @@ class Task:
         if progress:
             from tqdm import tqdm
 
-            rows = tqdm(rows, total=len(docs), desc=f"score {self.name}")
+            label = progress if isinstance(progress, str) else f"score {self.name}"
+            rows = tqdm(rows, total=len(docs), desc=label, unit="item")
         with task_kwargs.using(kwargs, judge=judge):
             for doc, response in rows:
                 out = process(doc, [clean_response(response)])

@@ -3,8 +3,9 @@
 lmms-eval runs for real (its CLI with ``ambi_replay`` and ``--log_samples``; its own ``process_results`` calls and
 aggregations), VLMEvalKit's run.py runs for real through our launcher, and ``ambi score`` re-scores the same answers (the replay
 file). Tasks: synthetic ones of four task types (one with the runtime's breakdown ``process_results``, one
-judged, one with a numeric score and its CLT stderr) and an RCID task, whose ``process_results`` is the benchmark's
-own. Each record's answer (gold, wrong or garbage) is chosen by a hash of its id, and every other answer comes with
+judged, one with a numeric score and its CLT stderr), and tasks whose ``process_results`` and aggregations are their
+benchmark's own: RCID's, VIA-Bench's (Match and Judge), IllusionBench's rule task and its LLM-assisted ``_llm`` task
+(the offline judge; ``ambi score --protocol llm`` scores it through that YAML). Each record's answer (gold, wrong or garbage) is chosen by a hash of its id, and every other answer comes with
 blanks and a newline around it, which lmms-eval strips before scoring: so must every other caller.
 """
 
@@ -32,7 +33,9 @@ pytestmark = pytest.mark.e2e
 
 SYNTH = ["ambi_synth_geometric_tf", "ambi_synth_hybrid_open", "ambi_synth_localization", "ambi_synth_description"]
 CUSTOM = "ambi_rcid_contrast_pixel"  # process_results: ambi_plugin.benchmarks.rcid.hooks.contrast_results
-TASKS = [*SYNTH, CUSTOM]
+VIA = "ambi_viabench_va"  # ambi_plugin.benchmarks.viabench.lmms.process_results and its own aggregations
+ILLUSION = ["ambi_illusionbench_tf", "ambi_illusionbench_tf_llm"]  # rule; LLM-assisted (the judge in process_results)
+TASKS = [*SYNTH, CUSTOM, VIA, *ILLUSION]
 
 
 def _padded(path) -> None:
@@ -44,15 +47,24 @@ def _padded(path) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
-def test_lmms_eval_vlmevalkit_and_ambi_score_agree(lmms_eval, tmp_path, offline_env, monkeypatch):
+def test_lmms_eval_vlmevalkit_and_ambi_score_agree(lmms_eval, tmp_path, offline_env, monkeypatch, shared_data):
+    from illusion_fixtures import illusionbench_copy
+    from viabench_fixtures import build_copy as viabench_copy
+
     from ambi_plugin.benchmarks.rcid import build_synthetic
 
-    rcid = str(build_synthetic(tmp_path / "rcid", n=8))
-    env = {**offline_env, "AMBI_SYNTH_N": "6", "AMBI_RCID_DIR": rcid}
-    for key in ("AMBI_SYNTH_N", "AMBI_RCID_DIR"):
+    data = {
+        "AMBI_RCID_DIR": str(build_synthetic(tmp_path / "rcid", n=8)),
+        "AMBI_VIABENCH_DIR": str(viabench_copy(tmp_path / "via", shared_data)),
+        "AMBI_ILLUSIONBENCH_DIR": str(illusionbench_copy(tmp_path / "ib")),
+    }
+    env = {**offline_env, "AMBI_SYNTH_N": "6", **data}
+    for key in ("AMBI_SYNTH_N", *data):
         monkeypatch.setenv(key, env[key])
     tasks = all_tasks()
     assert tasks[CUSTOM].process_results == "ambi_plugin.benchmarks.rcid.hooks.contrast_results"
+    assert tasks[VIA].process_results == "ambi_plugin.benchmarks.viabench.lmms.process_results"
+    assert tasks[ILLUSION[1]].process_results.endswith("results_hooks.process_results_llm")
     assert tasks["ambi_synth_geometric_tf"].process_results.startswith("ambi_plugin.runtime.breakdown.")
 
     answers = tmp_path / "answers.jsonl"
@@ -72,7 +84,8 @@ def test_lmms_eval_vlmevalkit_and_ambi_score_agree(lmms_eval, tmp_path, offline_
     # ambi score on the same answers: every metric of the YAML's metric_list and every item score
     given = [json.loads(ln) for ln in answers.read_text(encoding="utf-8").splitlines() if ln.strip()]
     for task in TASKS:
-        report = score_answers(task, answers, progress=False)
+        protocol = "llm" if task.endswith("_llm") else "rule"  # the _llm task's own protocol (the judge's)
+        report = score_answers(task, answers, protocol=protocol, progress=False)
         (col,) = report.values
         want = {k: v for k, v in lmms_numbers(lmms.results, task).items() if "_stderr" not in k}
         assert sorted(want) == sorted(tasks[task].metric_names), task
@@ -82,7 +95,10 @@ def test_lmms_eval_vlmevalkit_and_ambi_score_agree(lmms_eval, tmp_path, offline_
         by_id = {str(rec["id"]): item for rec, item in zip(report.records, report.items[col])}
         assert len(by_id) == len(samples[task]) > 0, task
         for doc_id, sample in samples[task].items():
-            for m in tasks[task].metric_names:
+            names = [m for m in tasks[task].metric_names if m in sample]
+            # IllusionBench's breakdown metrics (acc_classic ...) are reported by the items of that breakdown only
+            assert names == tasks[task].metric_names or (task in ILLUSION and "acc" in names), (task, doc_id)
+            for m in names:
                 logged = sample[m]
                 assert plain(by_id[str(logged["id"])]) == plain(logged), f"{task} doc {doc_id} {m}"
         assert any(r["task"] == task and r["response"] != r["response"].strip() for r in given), task

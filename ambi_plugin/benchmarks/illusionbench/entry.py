@@ -50,30 +50,17 @@ def _tables(kind: str, data) -> str:
     return paper_tables(kind, data)
 
 
-def _metric_names(rec: dict, kind: str, protocol: str) -> list[str]:
-    """Rule-based metrics broken down by image category and difficulty; with ``--protocol llm`` the LLM-assisted
-    ones beside them."""
-    from ambi_plugin.benchmarks.illusionbench.llm import llm_metric_names, rule_metric_names
-
-    return llm_metric_names(rec) if protocol == "llm" else rule_metric_names(rec)
-
-
-def _judged_score(rec: dict, response, *, judge=None, override=None) -> dict:
-    from ambi_plugin.benchmarks.illusionbench.llm import score_item_llm
-
-    return score_item_llm(rec, response, judge=judge, override=override)
+def _protocol_task(task: str, protocol: str) -> str:
+    """The task whose YAML scores ``protocol``: ``ambi_illusionbench_tf`` (rule) or ``ambi_illusionbench_tf_llm``
+    (llm: its ``process_results_llm`` runs the judge beside the parsers), whichever of the two is named."""
+    base = task.removesuffix("_llm")
+    return f"{base}_llm" if protocol == "llm" else base
 
 
-def _load_overrides(path) -> dict:
-    from ambi_plugin.benchmarks.illusionbench.llm import load_overrides
+def _load_overrides(path, task: str) -> dict:
+    from ambi_plugin.benchmarks.illusionbench.llm import load_overrides, overrides_for
 
-    return load_overrides(path)
-
-
-def _find_override(overrides, task, rid):
-    from ambi_plugin.benchmarks.illusionbench.llm import find_override
-
-    return find_override(overrides, task, rid)
+    return overrides_for(load_overrides(path), task)
 
 
 def _review_queue(task, records, items) -> list[dict]:
@@ -112,8 +99,7 @@ ENTRY = register(
         rescore=Rescore(
             kinds=KINDS,
             tables=_tables,
-            metric_names=_metric_names,
-            judged=Judged(_judged_score, _load_overrides, _find_override, _review_queue),
+            judged=Judged(task=_protocol_task, load_overrides=_load_overrides, review_queue=_review_queue),
         ),
         importer=Importer(_import, _import_arguments),
     )

@@ -9,7 +9,8 @@
   True), on a True statement a false negative.
 * The paper re-reviewed by hand every item the judge marked wrong: :func:`review_queue` exports them;
   a reviewer fills ``correct`` (or ``score``), and the file is applied as *overrides* at scoring time
-  (``ambi score --overrides F``; in lmms-eval runs ``$AMBI_ILLUSIONBENCH_OVERRIDES``).
+  (``ambi score --overrides F``, handed to its run through the run state; in lmms-eval runs
+  ``$AMBI_ILLUSIONBENCH_OVERRIDES``): :func:`run_overrides`.
 
 Item keys added to the rule-based item: ``correct_llm``, ``pred_bool_llm``, ``score_llm``,
 ``judge_unscored``, ``judge_votes``, ``judge_raw``, ``overridden``.
@@ -200,6 +201,14 @@ def load_overrides(path: str | Path) -> dict[tuple[str, str], dict]:
     return out
 
 
+def overrides_for(overrides: Mapping[tuple[str, str], dict], task: str) -> dict[tuple[str, str], dict]:
+    """The overrides that apply to ``task``, each under ``("*", id)``: a row naming ``task`` wins over one naming
+    no task; rows naming another task are left out (what a run of ``task`` is handed: :func:`run_overrides`)."""
+    ids = dict.fromkeys(rid for _, rid in overrides)
+    found = {rid: find_override(overrides, task, rid) for rid in ids}
+    return {("*", rid): row for rid, row in found.items() if row is not None}
+
+
 def find_override(overrides: Mapping[tuple[str, str], dict], task: str | None, rid: Any) -> dict | None:
     """The override of record ``rid`` in ``task`` (rows without a task apply to any task; ``task=None``
     matches any row with that id: IllusionBench ids name their task type, ``img.jpg:tf0``)."""
@@ -219,3 +228,12 @@ def env_overrides() -> dict[tuple[str, str], dict]:
     """Overrides named by ``$AMBI_ILLUSIONBENCH_OVERRIDES`` (read once per process), else {}."""
     path = os.environ.get(OVERRIDES_ENV)
     return _env_overrides(path) if path else {}
+
+
+def run_overrides() -> dict[tuple[str, str], dict]:
+    """The reviewed decisions this run applies: those handed to it (:attr:`ambi_plugin.runtime.run_state.RunState.
+    overrides`, ``ambi score --overrides``), else those of ``$AMBI_ILLUSIONBENCH_OVERRIDES`` (an lmms-eval run)."""
+    from ambi_plugin.runtime.run_state import current
+
+    given = current().overrides
+    return env_overrides() if given is None else given

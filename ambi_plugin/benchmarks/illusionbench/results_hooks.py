@@ -4,7 +4,8 @@
   (``acc_classic``, ``fp_ratio_trap``, ``desc_score_hard`` ...), plus ``desc_score_std`` for descriptions;
 * :func:`process_results_llm`: the same side by side with the paper's LLM-assisted protocol
   (``acc_llm``, ``fp_ratio_llm``, ``desc_score_llm`` and their breakdowns, ``judge_unscored_rate``);
-  reviewer overrides from ``$AMBI_ILLUSIONBENCH_OVERRIDES`` are applied.
+  the reviewer overrides of the run are applied (:func:`ambi_plugin.benchmarks.illusionbench.llm.run_overrides`:
+  those handed to the run, ``ambi score --overrides``; in an lmms-eval run ``$AMBI_ILLUSIONBENCH_OVERRIDES``).
 
 Each function carries ``metric_names(record)`` so ``ambi validate-tasks`` can check the YAML's metric list.
 """
@@ -12,10 +13,10 @@ Each function carries ``metric_names(record)`` so ``ambi validate-tasks`` can ch
 from __future__ import annotations
 
 from ambi_plugin.benchmarks.illusionbench.llm import (
-    env_overrides,
     find_override,
     llm_metric_names,
     rule_metric_names,
+    run_overrides,
     score_item_llm,
 )
 from ambi_plugin.runtime.hooks import record_of, score_response
@@ -35,7 +36,7 @@ def process_results(doc: dict, results: list) -> dict:
 
 def process_results_llm(doc: dict, results: list) -> dict:
     rec = record_of(doc)
-    override = find_override(env_overrides(), None, rec.get("id"))
+    override = find_override(run_overrides(), None, rec.get("id"))
     item = score_item_llm(rec, _text(results), override=override)
     return dict.fromkeys(llm_metric_names(rec), item)
 

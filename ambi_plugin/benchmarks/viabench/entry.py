@@ -48,18 +48,6 @@ def _layouts() -> tuple:
     return LAYOUTS
 
 
-def _score_item(rec: dict, response, *, judge=None) -> dict:
-    from ambi_plugin.benchmarks.viabench.scoring import score_item
-
-    return score_item(rec, response, judge=judge)
-
-
-def _aggregate(name: str, items) -> float:
-    from ambi_plugin.benchmarks.viabench.scoring import aggregate
-
-    return aggregate(name, items)
-
-
 def _prepare(rec: dict) -> dict:
     """The options as the run presented them (opt-in permutation / polarity variants)."""
     from ambi_plugin.benchmarks.viabench.variants import prepare
@@ -112,8 +100,6 @@ ENTRY = register(
         results_extra=("viabench_debias", _debias),
         rescore=Rescore(
             kinds=("viabench",),
-            score_item=_score_item,
-            aggregate=_aggregate,
             prepare=_prepare,
             explain=_explain,
             describe="VIA-Bench Match and Judge, every metric",
