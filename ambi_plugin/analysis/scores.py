@@ -85,7 +85,8 @@ def cosine_per_head(pre: np.ndarray, post: np.ndarray, *, zero_rel: float = ZERO
     post = np.asarray(post, dtype=np.float64)
     if pre.shape != post.shape or pre.ndim != 4:
         raise ValueError(f"pre and post must both be [items, layers, heads, dim]; got {pre.shape} and {post.shape}")
-    skip = _nonfinite(pre) | _nonfinite(post) | _near_zero(pre, zero_rel) | _near_zero(post, zero_rel)
+    # a non-finite vector needs no test of its own: _scaled sets it to 0, and a zero vector's cosine is 0 / 0, NaN
+    skip = _near_zero(pre, zero_rel) | _near_zero(post, zero_rel)
     pre, post = _scaled(pre), _scaled(post)
     with np.errstate(invalid="ignore"):  # a zero vector gives 0 / 0: its pair is left out (skip)
         cos = (pre * post).sum(-1) / (np.linalg.norm(pre, axis=-1) * np.linalg.norm(post, axis=-1))

@@ -34,8 +34,13 @@ def test_cosine_and_score_definition():
     np.testing.assert_allclose(sc.cos, [[0.0, 1.0]], atol=1e-12)
     np.testing.assert_allclose(sc.s, [[1.0, 0.0]], atol=1e-12)
     assert np.isnan(cosine_per_head(np.zeros((1, 1, 1, 2)), np.ones((1, 1, 1, 2)))[0, 0, 0]), "a zero vector: no angle"
-    with pytest.raises(ValueError, match="no switched images"):
+    with pytest.raises(
+        ValueError, match=r"^no switched images in bistable: the switching score is undefined\. Capture"
+    ):
         switching_scores(pre[:0], post[:0], category="bistable")
+    with pytest.raises(ValueError, match=r"^no switched images: the switching score is undefined"):
+        switching_scores(pre[:0], post[:0])
+    assert switching_scores(pre, post).category == ""
 
 
 def test_sparsity_falls_back_to_top_one_percent():
@@ -397,3 +402,51 @@ def test_planted_switch_head_comes_out_on_top():
     assert top[1]["s"] < 2.0 - 1e-3
     heads, rule = switch_heads(scores.s, threshold=1.99)
     assert heads == [(2, 5)] and rule == "s > 1.99"
+
+
+def test_near_zero_threshold_is_the_own_layers_largest_head_even_where_layers_differ_in_shape_of_vectors():
+    """Each layer and image is scaled to its own largest entry, so a layer whose largest head is one spike (norm 1
+    after scaling) and a layer of flat heads (norm 4 in 16 dims) have different largest norms: a head at 2e-6 of
+    its own layer's largest is kept, although it is under 1e-6 of the other layer's."""
+    pre = np.zeros((1, 2, 2, 16))
+    pre[0, 0, 0, 0] = 1.0  # layer 0: a one-hot head (norm 1) ...
+    pre[0, 0, 1, 0] = 2e-6  # ... and a head at 2e-6 of it: kept (more than 1e-6 of its own layer's largest)
+    pre[0, 1, 0] = 1.0  # layer 1: a flat head, norm 4 (4 times layer 0's largest once both are scaled)
+    pre[0, 1, 1, 0] = 1.0
+    post = np.ones((1, 2, 2, 16))
+    assert switching_scores(pre, post).n_pairs.tolist() == [[1, 1], [1, 1]]
+
+
+def test_layers_at_1e200_and_1e_minus_200_in_one_array_give_their_unit_cosines():
+    """Each layer is scaled by its own largest entry: one scale for the whole array would underflow the small layer
+    to zero (left out as a zero vector) while the large one stays finite."""
+    rng = np.random.default_rng(6)
+    pre, post = rng.normal(size=(2, 2, 3, 4)), rng.normal(size=(2, 2, 3, 4))
+    want = cosine_per_head(pre, post)
+    pre[:, 0] *= 1e200
+    post[:, 0] *= 1e200
+    pre[:, 1] *= 1e-200
+    post[:, 1] *= 1e-200
+    got = cosine_per_head(pre, post)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_low_precision_outputs_are_scored_in_float64():
+    """float16 head outputs (a half-precision backend's capture) are scored as their float64 values: the same
+    cosines to the last digit, not float16 arithmetic."""
+    rng = np.random.default_rng(7)
+    pre = rng.normal(size=(2, 1, 3, 8)).astype(np.float16)
+    post = rng.normal(size=(2, 1, 3, 8)).astype(np.float16)
+    got = cosine_per_head(pre, post)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, cosine_per_head(pre.astype(np.float64), post.astype(np.float64)))
+
+
+def test_a_non_finite_vector_on_one_side_only_leaves_its_pair_out():
+    pre, post = np.ones((1, 1, 2, 3)), np.ones((1, 1, 2, 3))
+    pre[0, 0, 0, 1] = np.nan  # head 0: NaN before the switch only
+    post[0, 0, 1, 2] = np.inf  # head 1: inf after it only
+    assert np.isnan(cosine_per_head(pre, post)).all()
+    sc = switching_scores(pre, post)
+    assert sc.n_pairs.tolist() == [[0, 0]] and sc.n_nonfinite.tolist() == [[1, 1]]
