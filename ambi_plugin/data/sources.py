@@ -250,8 +250,6 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
     # a declared field reports exactly its declared values (the task YAML's metric names): a record whose value is
     # outside them ("unknown") counts in the overall metrics and in no subset
     values = {field: sorted(declared.get(field) or seen[field]) for field in {*seen, *declared}}
-    from ambi_plugin.runtime.hooks import remember
-
     root = root.resolve()
     rows = []
     known: dict[str, str] = {}
@@ -259,7 +257,6 @@ def harness_rows(records: list[dict], root: Path) -> list[dict]:
         full = _absolutize(rec, root, known)
         full["breakdown_values"] = values
         raw = JSONL_ENCODER.encode(full)  # = json.dumps(full, ensure_ascii=False, sort_keys=True)
-        remember(raw, full)  # the hooks then never decode it again in this process
         rows.append(
             {"id": str(full["id"]), "task_type": full["task_type"], "category": full["category"], "record": raw}
         )

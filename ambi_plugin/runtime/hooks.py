@@ -25,48 +25,31 @@ Prompt templates come from ``lmms_eval_specific_kwargs`` (``default`` or the mod
 
 from __future__ import annotations
 
-import json
 import string
 from functools import lru_cache
 from typing import Any
 
 from ambi_plugin.core.answers import gold_response
 from ambi_plugin.core.coords import with_model_settings
+from ambi_plugin.core.jsonl import loads
 from ambi_plugin.core.parsing import option_label
 from ambi_plugin.core.scoring import aggregate, answer_format, metric_names, score_item
-from ambi_plugin.runtime import task_kwargs
+from ambi_plugin.runtime import extraction, item_errors, task_kwargs
+from ambi_plugin.runtime.run_state import current
 
 
 class PromptError(ValueError):
     """A prompt template needs a field the record does not have."""
 
 
-# lmms-eval reads a doc several times (prompt, visuals, scoring), far apart: each record's JSON is decoded once
-# per process (the harness copy's rows are remembered when it is built), up to _DECODED_MAX records; past that the
-# memory starts again (docs/performance.md: memory stays linear in the items)
-_DECODED: dict[str, dict] = {}
-_DECODED_MAX = 1 << 17
-
-
-def remember(raw: str, record: dict) -> None:
-    """Note that ``raw`` (a harness row's ``record`` column) decodes to ``record``."""
-    if len(_DECODED) >= _DECODED_MAX:
-        _DECODED.clear()
-    _DECODED[raw] = record
-
-
-def _loads(raw: str) -> dict:
-    record = _DECODED.get(raw)
-    if record is None:
-        record = json.loads(raw)
-        remember(raw, record)
-    return record
-
-
 def record_of(doc: dict) -> dict:
+    """The record of a harness row, decoded from its ``record`` column (one JSON string); a doc without one is the
+    record. Decoded at every read and kept by nobody: lmms-eval reads a doc several times, far apart (prompt,
+    visuals, scoring), each time as a new row with new strings, and keeping every decoded record for the run cost
+    about 1.4 KB per item (docs/performance.md); a decode costs about a microsecond (``core.jsonl.loads``)."""
     raw = doc.get("record") if isinstance(doc, dict) else None
     if isinstance(raw, str):
-        return _loads(raw)
+        return loads(raw)
     return doc
 
 
@@ -99,8 +82,6 @@ def doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> l
     try:
         return _visuals(rec, lmms_eval_specific_kwargs)
     except Exception as exc:  # noqa: BLE001 - contained to this item
-        from ambi_plugin.runtime import item_errors
-
         if item_errors.strict():
             raise
         item_errors.note_record(rec, f"{type(exc).__name__}: {exc}".splitlines()[0])
@@ -270,9 +251,6 @@ def score_record(
 
     ``read_by`` says how the answer was read (``rule``, ``judge`` or ``none``); with ``extract`` (None: the
     ``AMBI_EXTRACT_WITH_JUDGE`` setting) an answer the rules left unread goes to the judge (runtime/extraction.py)."""
-    from ambi_plugin.runtime import extraction
-    from ambi_plugin.runtime.run_state import current
-
     scored = scoring_record(rec, kwargs)
     item = score_item(scored, response, judge=judge, judge_provider=current().judge_for)  # the run's judge
     if not item["parsed"] and extraction.enabled(extract):
@@ -286,8 +264,6 @@ def score_record(
 def score_response(rec: dict, results: list) -> dict:
     """One item score. An item whose visuals could not be read is scored as an empty answer, with ``item_error``
     set (:mod:`ambi_plugin.runtime.item_errors`)."""
-    from ambi_plugin.runtime import item_errors
-
     response = item_errors.scored_response(rec, results[0] if results else "")
     if not isinstance(response, str):  # chat backends may return result objects
         response = getattr(response, "text", None) or str(response)

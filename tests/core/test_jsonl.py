@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ambi_plugin.core.jsonl import JsonlError, numbered, read_jsonl, read_lines, too_deep
+from ambi_plugin.core.jsonl import JsonlError, loads, numbered, read_jsonl, read_lines, too_deep
 from ambi_plugin.core.schema import RecordError, read_records
 from ambi_plugin.inputfiles import InputFileError
 
@@ -118,3 +118,56 @@ def test_count_rows_counts_non_blank_lines_unread_and_stops_where_told(tmp_path)
     path = _write(tmp_path / "c.jsonl", ['{"id": 1}', "", "not even JSON", "  ", b"\xff", "[]"])
     assert count_rows(path) == 4 and count_rows(path, most=1) == 1
     assert count_rows(_write(tmp_path / "e.jsonl", ["", " "])) == 0
+
+
+def _outcome(fn, text):
+    """What a decoder makes of ``text``: the value's repr (NaN, -0.0 and int vs float told apart), or the error."""
+    try:
+        value = fn(text)
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome
+        return ("error", type(exc).__name__, str(exc))
+    return ("value", type(value).__name__, repr(value))
+
+
+LOADS_CASES = [
+    '{"id": "r1", "options": ["a", "b"], "answer_index": 1, "x": null, "y": true, "z": 0.5}',
+    '{"a": NaN, "b": Infinity, "c": -Infinity}',  # Python's extensions
+    '{"big": 123456789012345678901234567890, "neg": -18446744073709551617}',  # beyond 64 bits: ints, exactly
+    '{"a": 1e400, "b": -1e400, "c": 1e-400, "d": -0.0, "e": -0, "f": 1E5, "g": 2.5e-324}',
+    '{"a": "\\ud800", "b": "\\udc00x", "c": "\\ud83d\\ude00"}',  # a lone surrogate, escaped; a pair
+    '{"a": "\ud800"}',  # a lone surrogate in the text itself
+    '{"a": 1, "a": 2}',  # the last one wins
+    '{"a": "caf\u00e9 \u2028 \U0001f600", "b": "\\u0000"}',
+    ' {"a": 1} ',  # white space around
+    "\t[1, 2]\n",
+    '"str"',
+    "5",
+    "[]",
+    "[" * 500 + "]" * 500,
+    "",
+    "   ",
+    '{"a": 1} x',  # extra data
+    '{"a": 1}{"b": 2}',
+    '{"a"',
+    '{"a": "\t"}',  # a control character in a string
+    '{"a": 01}',
+    "\ufeff{}",  # a BOM: json.loads' own error
+    "nul",
+    "[1,]",
+    '{"a": 1,}',
+]
+
+
+def test_loads_gives_json_loads_value_or_error():
+    for text in LOADS_CASES:
+        assert _outcome(loads, text) == _outcome(json.loads, text), text
+
+
+def test_loads_gives_json_loads_value_or_error_on_cut_and_altered_records():
+    rec = json.dumps(
+        {"id": "r\u00e9", "n": [1, -2.5e-3, 18446744073709551616, None, True], "s": "a\\"}, ensure_ascii=False
+    )
+    texts = [rec[:k] for k in range(len(rec) + 1)]
+    texts += [rec[:k] + ch + rec[k:] for k in range(len(rec)) for ch in (" ", "}", '"', "0", "\\", "\x01")]
+    for text in texts:
+        assert _outcome(loads, text) == _outcome(json.loads, text), text
