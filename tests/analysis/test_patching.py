@@ -209,6 +209,32 @@ def test_cost_skipped_items_union_and_settings_said(planted, images):
     assert remaining_hooks(lm) == []
 
 
+def test_an_image_after_a_skipped_one_is_patched_and_atp_star_joins_the_union_and_the_seed_draws_the_sets(
+    planted, images
+):
+    """A skipped image does not end the loop (the images after it are patched); with AtP* on, the heads patched one
+    by one are the union of the top-k by s, AtP and AtP* (its mean over the images is computed and used); heads given
+    by the caller are said as such; the layer-matched random sets are those the seed draws."""
+    from ambi_plugin.analysis.patch_stats import layer_matched_sets
+
+    _, lm = planted
+    p1 = first_prompt("bistable")
+    items = [PatchItem("same", [images[2]], p1, p1), *_items(images)[:1]]
+    s = np.zeros((4, 4))
+    s[0, 0] = 0.9  # the top head by s is not the planted one
+    data = patch_items(lm, items, switch_heads=[PLANTED], scores=s, top_k=1, atp_star=True, draws=2, seed=3,
+                       progress=False)  # fmt: skip
+    assert [r["id"] for r in data["skipped"]] == ["same"] and data["n_items"] == 1
+    assert data["selection"] == {"mode": "union", "k": 1, "atp_star": True, "n_heads": 2}
+    origin = {(r["layer"], r["head"]): r["from"] for r in data["per_head"]}
+    assert origin[(0, 0)] == "s" and "atp*" in origin[PLANTED], origin
+    want = layer_matched_sets([PLANTED], (4, 4), 2, 3)[0]
+    assert sorted(map(sorted, data["permutation"]["sets"])) == sorted(sorted(map(list, st)) for st in want)
+    given = patch_items(lm, items[1:], switch_heads=[PLANTED], per_head=[PLANTED], draws=0, progress=False)
+    assert given["selection"]["mode"] == "given"
+    assert remaining_hooks(lm) == []
+
+
 def test_durations_are_said_in_a_readable_unit():
     assert _duration(0.04) == "0.0 s" and _duration(119.94) == "119.9 s"
     assert _duration(120) == "2.0 min" and _duration(7199) == "120.0 min"
