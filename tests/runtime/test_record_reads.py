@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import uuid
 
 from ambi_plugin.data.sources import harness_rows
 from ambi_plugin.runtime import hooks
@@ -12,10 +13,10 @@ from ambi_plugin.runtime import hooks
 PROMPT = {"prompt": "{question}\n{options}\nAnswer with the option's letter."}
 
 
-def _records(n: int) -> list[dict]:
+def _records(n: int, prefix: str = "r") -> list[dict]:
     return [
         {
-            "id": f"r{i}",
+            "id": f"{prefix}{i}",
             "benchmark": "b",
             "category": "c",
             "task_type": "choice",
@@ -40,7 +41,10 @@ def _live_records(ids: set[str]) -> int:
 
 def test_a_run_over_10000_docs_keeps_no_decoded_record(tmp_path):
     n = 10_000
-    rows = harness_rows(_records(n), tmp_path)  # the loader builds the harness copy in the run's process
+    # ids no other test's records have: a module-level record of another test in this worker (id "r1", with
+    # options) would be counted as ours
+    prefix = f"reads-{uuid.uuid4().hex}-"
+    rows = harness_rows(_records(n, prefix=prefix), tmp_path)  # the loader builds the harness copy in the run's process
     ids = {row["id"] for row in rows}
     assert _live_records(ids) == 0  # the records it read and wrote are gone with the loader
     prompts = [hooks.doc_to_text(doc, PROMPT) for doc in _docs(rows)]  # lmms-eval's passes: every prompt...
